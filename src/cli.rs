@@ -1,0 +1,430 @@
+//! Every clap type, and nothing else: parsing does no I/O, so `--help` and
+//! usage errors never touch the state dir. One definition of each flag
+//! feeds the parser, `--help`, the man pages and the completions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::layout::{ChannelName, TopicSlug, UserId};
+use crate::memory::message::Role;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    success
+  2    usage error or invalid input (bad flag, id, message text or config value)
+  3    state or I/O error (the state dir could not be read or written)
+  4    a lock stayed held by another process past its deadline
+  5    the claude program was not found
+  6    claude failed (non-zero exit or an error reply)
+  7    a spending budget is used up; no call was made
+  124  claude timed out";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "claude-session",
+    version,
+    about = "Gives chat bots memory around `claude -p`",
+    long_about = "Gives chat bots memory around `claude -p`.\n\n\
+        Each incoming chat message goes through `claude-session ask`: it is logged in a \
+        per-user file layout, a memory context (profile, rolling summary, recent messages) \
+        is built, `claude -p` runs with it, and the reply is logged and printed. Old messages \
+        are compacted into LLM summaries and gzip archives.",
+    after_help = EXIT_CODES,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// The state dir that holds `sessions/` (the seed's channel folder)
+    #[arg(
+        long,
+        global = true,
+        env = "CLAUDE_SESSION_STATE_DIR",
+        value_name = "DIR",
+        value_hint = clap::ValueHint::DirPath
+    )]
+    pub state_dir: Option<PathBuf>,
+
+    /// Use ./.claude/channels/NAME as the state dir (the seed's default place)
+    #[arg(long, global = true, value_name = "NAME")]
+    pub channel: Option<ChannelName>,
+
+    /// Print machine-readable JSON on stdout
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Say more on stderr; shows the cause chain of errors
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+
+    /// Print no warnings, only errors
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Log a message, answer it with `claude -p` and the user's memory, print the reply
+    #[command(after_help = ASK_EXAMPLES)]
+    Ask(AskArgs),
+    /// Log one message (any role), for brokers that call claude themselves
+    #[command(after_help = APPEND_EXAMPLES)]
+    Append(AppendArgs),
+    /// Print the memory context block that `ask` would inject
+    #[command(after_help = CONTEXT_EXAMPLES)]
+    Context(ContextArgs),
+    /// Summarise old messages of one user or all users now
+    #[command(after_help = COMPACT_EXAMPLES)]
+    Compact(CompactArgs),
+    /// One pass of every scheduled task (expiry, rotation, summaries, prune); for cron
+    #[command(after_help = MAINTAIN_EXAMPLES)]
+    Maintain(MaintainArgs),
+    /// Inspect and manage memory: status, users, show, clear, profile, topics, search, export
+    #[command(after_help = SESSION_EXAMPLES)]
+    Session(SessionArgs),
+}
+
+const ASK_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack ask --user U0123ABC --msg-id 1711.1 -- \"hi, remember me?\"
+  echo \"what did I say earlier?\" | claude-session --state-dir /srv/bot ask --user U0123ABC
+  claude-session --channel line ask --user U1 --claude-arg --allowedTools --claude-arg Read -- \"look at this\"";
+
+const APPEND_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack append --user U0123ABC --role user -- \"hi\"
+  claude-session --channel slack append --user U0123ABC --role assistant --msg-id resp-1 -- \"Hello!\"
+  claude-session --channel slack append --user U0123ABC --jsonl old-messages.jsonl";
+
+const CONTEXT_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack context --user U0123ABC
+  claude-session --channel slack context --user U0123ABC --window 20 --json";
+
+const COMPACT_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack compact --user U0123ABC
+  claude-session --channel slack compact --all --dry-run";
+
+const MAINTAIN_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack maintain
+  claude-session --channel slack maintain --only daily,weekly --max-llm-calls 20 --json
+  # crontab: every 15 minutes
+  */15 * * * * claude-session --state-dir /srv/bot maintain -q";
+
+const SESSION_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack session status
+  claude-session --channel slack session users --sort activity --limit 20
+  claude-session --channel slack session show --user U0123ABC -n 50";
+
+/// How `ask` finds and runs claude. Shared by every command that calls it.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ClaudeArgs {
+    /// The claude program [default: `claude` on PATH]
+    #[arg(long, env = "CLAUDE_BIN", value_name = "PATH", value_hint = clap::ValueHint::ExecutablePath)]
+    pub claude_bin: Option<PathBuf>,
+
+    /// Seconds before claude is killed [default: config ask.timeoutSeconds, 300]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+
+    /// Model for claude (passed as `--model`)
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)
+    #[arg(long = "claude-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub claude_args: Vec<String>,
+}
+
+/// Where a message comes from: shared by `ask` and `append`.
+#[derive(Debug, Clone, Args)]
+pub struct MessageArgs {
+    /// The user (sender) the message belongs to
+    #[arg(long, short = 'u', value_name = "ID")]
+    pub user: UserId,
+
+    /// The platform's message id (kept as `msgId`)
+    #[arg(long, value_name = "ID")]
+    pub msg_id: Option<String>,
+
+    /// Thread id (kept as `threadId`)
+    #[arg(long, value_name = "ID")]
+    pub thread: Option<String>,
+
+    /// Group id (kept as `groupId`)
+    #[arg(long, value_name = "ID")]
+    pub group: Option<String>,
+
+    /// A file sent with the message, as PATH or PATH:NAME; repeat for several
+    #[arg(long, value_name = "PATH[:NAME]")]
+    pub attach: Vec<String>,
+
+    /// Platform name stored in the line's `channel` field [default: --channel]
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+
+    /// The message text; read from stdin when not given
+    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    pub text: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    #[command(flatten)]
+    pub message: MessageArgs,
+
+    /// Name for the skeleton profile made on the user's first ask
+    #[arg(long, value_name = "NAME")]
+    pub display_name: Option<String>,
+
+    /// Base system prompt [default: config ask.systemPrompt]
+    #[arg(long, value_name = "TEXT", conflicts_with = "system_prompt_file")]
+    pub system_prompt: Option<String>,
+
+    /// Read the base system prompt from a file
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub system_prompt_file: Option<PathBuf>,
+
+    /// Keep claude's own system prompt and append TEXT plus the memory context to it
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["system_prompt", "system_prompt_file"])]
+    pub append_system_prompt: Option<String>,
+
+    /// Output format of the reply (`json` is the same as --json)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
+
+    /// Do not compact after answering, even when over the threshold
+    #[arg(long)]
+    pub no_compact: bool,
+
+    #[command(flatten)]
+    pub claude: ClaudeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AppendArgs {
+    #[command(flatten)]
+    pub message: MessageArgs,
+
+    /// Who spoke
+    #[arg(long, value_enum, default_value = "user")]
+    pub role: Role,
+
+    /// Time of the message, RFC 3339 [default: now]
+    #[arg(long, value_name = "RFC3339")]
+    pub ts: Option<String>,
+
+    /// Import seed-format message lines from FILE (or - for stdin); all or nothing
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "msg_id", "ts", "thread", "group", "attach"])]
+    pub jsonl: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// Whose memory
+    #[arg(
+        long,
+        short = 'u',
+        value_name = "ID",
+        required_unless_present = "show_config"
+    )]
+    pub user: Option<UserId>,
+
+    /// Number of recent messages [default: config stm.contextWindow]
+    #[arg(long, short = 'n', value_name = "N")]
+    pub window: Option<usize>,
+
+    /// Print the effective configuration (defaults merged with config.json) instead
+    #[arg(long)]
+    pub show_config: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("who").required(true).args(["user", "all"]))]
+pub struct CompactArgs {
+    /// Compact this user
+    #[arg(long, short = 'u', value_name = "ID")]
+    pub user: Option<UserId>,
+
+    /// Compact every user over the threshold
+    #[arg(long)]
+    pub all: bool,
+
+    /// Compact even under the threshold (anything beyond the context window)
+    #[arg(long)]
+    pub force: bool,
+
+    /// Say what would be compacted; change nothing, call nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    #[command(flatten)]
+    pub claude: ClaudeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MaintainArgs {
+    /// Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)
+    #[arg(long, value_delimiter = ',', value_name = "TASK,…")]
+    pub only: Vec<String>,
+
+    /// List every action; change nothing, call nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// LLM calls run in parallel
+    #[arg(long, default_value_t = 2, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+
+    /// At most N LLM calls this run; the rest waits for the next run
+    #[arg(long, value_name = "N")]
+    pub max_llm_calls: Option<u32>,
+
+    /// Pretend the time is this (RFC 3339), for catching up and tests
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+
+    /// Regenerate summaries that already exist
+    #[arg(long)]
+    pub force: bool,
+
+    #[command(flatten)]
+    pub claude: ClaudeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    #[command(subcommand)]
+    pub command: SessionCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Channel-wide or one user's counts, storage and spend
+    Status {
+        #[arg(long, short = 'u', value_name = "ID")]
+        user: Option<UserId>,
+    },
+    /// One row per user
+    Users {
+        #[arg(long, value_enum, default_value = "activity")]
+        sort: UserSort,
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
+    /// The conversation, readable
+    Show {
+        #[arg(long, short = 'u', value_name = "ID")]
+        user: UserId,
+        /// Last N messages
+        #[arg(short = 'n', value_name = "N")]
+        count: Option<usize>,
+        /// Include the gzip archives, oldest first
+        #[arg(long)]
+        archive: bool,
+        /// Only messages on or after DATE (YYYY-MM-DD or RFC 3339)
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+    },
+    /// Clear a user's short-term memory, or with --all everything of the user
+    Clear {
+        #[arg(long, short = 'u', value_name = "ID")]
+        user: UserId,
+        /// Everything: STM, profile, summaries, archive, index entry
+        #[arg(long)]
+        all: bool,
+        /// Do not ask for confirmation
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Show, replace or edit a user's profile
+    Profile {
+        #[arg(long, short = 'u', value_name = "ID")]
+        user: UserId,
+        /// Replace it with FILE (or - for stdin)
+        #[arg(long, value_name = "FILE", conflicts_with = "edit")]
+        set: Option<PathBuf>,
+        /// Open it in $VISUAL or $EDITOR
+        #[arg(long)]
+        edit: bool,
+    },
+    /// List topic notes
+    Topics,
+    /// Show or set one topic note
+    Topic {
+        #[command(subcommand)]
+        command: TopicCommand,
+    },
+    /// Delete a topic note
+    Forget { slug: TopicSlug },
+    /// Search profiles, topics and summaries
+    Search {
+        query: String,
+        /// Only entries with this tag; repeat for several
+        #[arg(long, value_name = "TAG")]
+        tag: Vec<String>,
+    },
+    /// Export everything of a user
+    Export {
+        #[arg(long, short = 'u', value_name = "ID")]
+        user: UserId,
+        #[arg(long, value_name = "PATH")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value = "dir")]
+        format: ExportFormat,
+    },
+    /// Rebuild ltm/index.json from the files
+    Reindex,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TopicCommand {
+    /// Print a topic note
+    Show { slug: TopicSlug },
+    /// Write a topic note from FILE (or - / nothing for stdin)
+    Set {
+        slug: TopicSlug,
+        file: Option<PathBuf>,
+        /// Tags, comma-separated
+        #[arg(long, value_delimiter = ',')]
+        tags: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UserSort {
+    Activity,
+    Messages,
+    Size,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Dir,
+    Json,
+    #[value(name = "tar.gz")]
+    TarGz,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

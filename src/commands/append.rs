@@ -1,0 +1,93 @@
+//! `append`: log one message, or import a batch of seed-format lines.
+
+use std::io::Read as _;
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use crate::cli::AppendArgs;
+use crate::commands::input::{build_message, message_text};
+use crate::commands::{Output, print_json};
+use crate::error::usage;
+use crate::memory::message::{Message, parse_ts};
+use crate::memory::stm;
+use crate::state::State;
+
+pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<()> {
+    let user = &args.message.user;
+    if let Some(source) = &args.jsonl {
+        let lines = read_import(source)?;
+        let count = lines.len();
+        {
+            let _lock = state.lock_user(user)?;
+            stm::append_raw_locked(state, user, &lines)?;
+        }
+        if output.json {
+            print_json(&json!({"user": user.as_str(), "appended": count}))?;
+        }
+        return Ok(());
+    }
+
+    let text = message_text(&args.message)?;
+    let ts = match &args.ts {
+        Some(ts) => parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?,
+        None => chrono::Utc::now(),
+    };
+    let message = build_message(state, &args.message, args.role, text, ts)?;
+    {
+        let _lock = state.lock_user(user)?;
+        stm::append_locked(state, user, std::slice::from_ref(&message))?;
+    }
+    if output.json {
+        print_json(&json!({"user": user.as_str(), "appended": 1}))?;
+    }
+    Ok(())
+}
+
+/// Read and validate every line of an import before anything is written:
+/// one bad line rejects the batch. Lines keep their bytes (minus `\r`).
+fn read_import(source: &std::path::Path) -> anyhow::Result<Vec<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    if source.as_os_str() == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes)?;
+    } else {
+        std::fs::File::open(source)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .with_context(|| format!("could not read {}", source.display()))
+            .map_err(|e| usage(format!("{e:#}")))?;
+    }
+    let mut lines = Vec::new();
+    let mut errors = Vec::new();
+    for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match Message::parse(line) {
+            Ok(_) => lines.push(line.to_vec()),
+            Err(why) => errors.push(format!("line {}: {why}", number + 1)),
+        }
+    }
+    if !errors.is_empty() {
+        let shown: Vec<_> = errors.iter().take(5).cloned().collect();
+        let more = errors.len().saturating_sub(shown.len());
+        return Err(usage(format!(
+            "{}: {} invalid line(s), nothing was imported:\n  {}{}",
+            source.display(),
+            errors.len(),
+            shown.join("\n  "),
+            if more > 0 {
+                format!("\n  … and {more} more")
+            } else {
+                String::new()
+            }
+        )));
+    }
+    if lines.is_empty() {
+        return Err(usage(format!(
+            "{}: no message lines to import",
+            source.display()
+        )));
+    }
+    Ok(lines)
+}

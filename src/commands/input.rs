@@ -1,0 +1,113 @@
+//! Turning `ask`/`append` arguments into a message: the text (argument or
+//! stdin) and the fields that travel with it.
+
+use std::io::{IsTerminal as _, Read as _};
+
+use chrono::{DateTime, Utc};
+
+use crate::cli::MessageArgs;
+use crate::error::usage;
+use crate::memory::message::{Attachment, Message, Role};
+use crate::state::State;
+
+/// The message text: the arguments joined by spaces, else all of stdin.
+/// Never prompts: stdin on a terminal with no text is a usage error.
+pub fn message_text(args: &MessageArgs) -> anyhow::Result<String> {
+    let text = if !args.text.is_empty() {
+        args.text.join(" ")
+    } else {
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return Err(usage(
+                "no message text: give it as an argument (`-- \"text\"`) or on stdin",
+            ));
+        }
+        let mut bytes = Vec::new();
+        stdin.lock().read_to_end(&mut bytes)?;
+        String::from_utf8(bytes).map_err(|e| {
+            usage(format!(
+                "the message on stdin is not valid UTF-8 (bad byte at offset {}); \
+                 send UTF-8 text",
+                e.utf8_error().valid_up_to()
+            ))
+        })?
+    };
+    // `echo text |` adds a newline that is not part of the message.
+    let text = text.trim_end_matches(['\n', '\r']).to_owned();
+    if text.trim().is_empty() {
+        return Err(usage("the message text is empty; there is nothing to log"));
+    }
+    Ok(text)
+}
+
+/// `PATH` or `PATH:NAME`. The type is guessed from the extension, as the
+/// seed's brokers tell images from other files.
+pub fn parse_attachment(spec: &str) -> anyhow::Result<Attachment> {
+    let (path, name) = match spec.rsplit_once(':') {
+        Some((path, name)) if !path.is_empty() && !name.is_empty() && !name.contains('/') => {
+            (path, Some(name.to_owned()))
+        }
+        _ => (spec, None),
+    };
+    if path.is_empty() {
+        return Err(usage("--attach needs a path, as PATH or PATH:NAME"));
+    }
+    let extension = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let kind = match extension.as_deref() {
+        Some("png" | "jpg" | "jpeg" | "gif" | "webp" | "heic" | "bmp") => "image",
+        _ => "file",
+    };
+    Ok(Attachment {
+        kind: kind.to_owned(),
+        path: path.to_owned(),
+        name,
+        extra: Default::default(),
+    })
+}
+
+/// A message built from the shared arguments.
+pub fn build_message(
+    state: &State,
+    args: &MessageArgs,
+    role: Role,
+    text: String,
+    ts: DateTime<Utc>,
+) -> anyhow::Result<Message> {
+    let mut message = Message::new(role, text, ts);
+    message.msg_id = args.msg_id.clone();
+    message.thread_id = args.thread.clone();
+    message.group_id = args.group.clone();
+    message.channel = args
+        .source
+        .clone()
+        .or_else(|| state.channel.as_ref().map(|c| c.to_string()));
+    if !args.attach.is_empty() {
+        message.attachments = Some(
+            args.attach
+                .iter()
+                .map(|spec| parse_attachment(spec))
+                .collect::<anyhow::Result<_>>()?,
+        );
+    }
+    Ok(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attachments() {
+        let a = parse_attachment("/tmp/x.PNG:photo").unwrap();
+        assert_eq!(
+            (a.kind.as_str(), a.path.as_str(), a.name.as_deref()),
+            ("image", "/tmp/x.PNG", Some("photo"))
+        );
+        let b = parse_attachment("/tmp/report.pdf").unwrap();
+        assert_eq!((b.kind.as_str(), b.name), ("file", None));
+        assert!(parse_attachment("").is_err());
+    }
+}

@@ -1,0 +1,81 @@
+//! One module per subcommand, each with its `run`. This is the only layer
+//! that prints to stdout.
+
+pub mod append;
+pub mod context;
+pub mod input;
+
+use std::path::PathBuf;
+
+use crate::cli::{Cli, Command};
+use crate::error::{Exit, failure, usage};
+use crate::layout::Layout;
+use crate::state::State;
+
+/// Options every command sees, resolved from the global flags.
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    pub json: bool,
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let output = Output { json: cli.json };
+    let state = || open_state(&cli);
+    match &cli.command {
+        Command::Append(args) => append::run(&state()?, args, output),
+        Command::Context(args) => context::run(&state()?, args, output),
+        Command::Ask(_) => not_yet("ask"),
+        Command::Compact(_) => not_yet("compact"),
+        Command::Maintain(_) => not_yet("maintain"),
+        Command::Session(_) => not_yet("session"),
+    }
+}
+
+fn not_yet(name: &str) -> anyhow::Result<()> {
+    Err(failure(
+        Exit::Usage,
+        format!("`{name}` is not available yet in this version of claude-session"),
+    ))
+}
+
+/// `--state-dir` (or its env var) wins; else `--channel` names the seed's
+/// default folder; neither is a usage error.
+fn state_dir(cli: &Cli) -> anyhow::Result<PathBuf> {
+    match (&cli.state_dir, &cli.channel) {
+        (Some(dir), _) if dir.as_os_str().is_empty() => Err(usage(
+            "--state-dir (or CLAUDE_SESSION_STATE_DIR) is empty; give a folder",
+        )),
+        (Some(dir), _) => Ok(dir.clone()),
+        (None, Some(channel)) => Ok(Layout::channel_state_dir(channel)),
+        (None, None) => Err(usage(
+            "no state dir given: pass --state-dir DIR (or set CLAUDE_SESSION_STATE_DIR), \
+             or --channel NAME for ./.claude/channels/NAME",
+        )),
+    }
+}
+
+fn open_state(cli: &Cli) -> anyhow::Result<State> {
+    State::open(state_dir(cli)?, cli.channel.clone())
+}
+
+/// Print a value as one line of JSON on stdout.
+pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Print text on stdout, ending it with a newline.
+pub fn print_text(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,375 @@
+//! `sessions/config.json`: the seed's keys and defaults, every field
+//! optional, plus the keys this tool adds.
+//!
+//! A malformed file is an error naming file, line and column; a value of
+//! the wrong type names its key; an unknown key is a warning. Nothing falls
+//! back to defaults silently: a typo in a threshold must not go unnoticed.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diag;
+use crate::error::{Exit, failure};
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Config {
+    pub stm: StmConfig,
+    pub compacting: CompactingConfig,
+    pub scheduler: SchedulerConfig,
+    pub durability: DurabilityConfig,
+    pub ask: AskConfig,
+    pub ltm: LtmConfig,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct StmConfig {
+    /// The seed's name for the compaction threshold; kept for compatibility.
+    pub max_messages: u32,
+    /// Kept for compatibility with the seed; not used by this tool.
+    pub max_age_minutes: u32,
+    /// Recent messages injected into each call.
+    pub context_window: u32,
+    /// Size budget of the whole context block, in characters.
+    pub max_context_chars: u32,
+}
+
+impl Default for StmConfig {
+    fn default() -> Self {
+        Self {
+            max_messages: 50,
+            max_age_minutes: 120,
+            context_window: 10,
+            max_context_chars: 12_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CompactionMode {
+    /// The `ask` process compacts before it exits.
+    #[default]
+    Inline,
+    /// The `ask` process starts a detached `compact` and exits at once.
+    Background,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CompactingConfig {
+    pub enabled: bool,
+    pub threshold: u32,
+    pub daily_summary_hour: u32,
+    pub weekly_summary_day: u32,
+    pub mode: CompactionMode,
+    /// Replaces the built-in summariser prompt.
+    pub summary_prompt: Option<String>,
+}
+
+impl Default for CompactingConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            threshold: 50,
+            daily_summary_hour: 3,
+            weekly_summary_day: 0,
+            mode: CompactionMode::Inline,
+            summary_prompt: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SchedulerConfig {
+    pub log_rotate_days: u32,
+    pub stm_expire_days: u32,
+    /// The seed's in-process timer interval; cron decides here. Kept for
+    /// compatibility.
+    pub cleanup_interval_minutes: u32,
+    pub archive_compression: bool,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        Self {
+            log_rotate_days: 7,
+            stm_expire_days: 3,
+            cleanup_interval_minutes: 60,
+            archive_compression: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DurabilityConfig {
+    /// fsync after every append and rewrite.
+    pub fsync: bool,
+    /// How long to wait for another process's lock before giving up.
+    pub lock_timeout_ms: u64,
+}
+
+impl Default for DurabilityConfig {
+    fn default() -> Self {
+        Self {
+            fsync: true,
+            lock_timeout_ms: 10_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AskConfig {
+    /// Base system prompt when neither flag gives one.
+    pub system_prompt: Option<String>,
+    pub timeout_seconds: u64,
+}
+
+impl Default for AskConfig {
+    fn default() -> Self {
+        Self {
+            system_prompt: None,
+            timeout_seconds: 300,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LtmConfig {
+    /// Let compaction merge durable facts into the user's profile.
+    pub auto_profile: bool,
+    /// Replaces the built-in profile-facts prompt.
+    pub profile_prompt: Option<String>,
+}
+
+impl Default for LtmConfig {
+    fn default() -> Self {
+        Self {
+            auto_profile: true,
+            profile_prompt: None,
+        }
+    }
+}
+
+/// Upper bounds that keep a typo from asking for a billion-line read.
+const MAX_CONTEXT_WINDOW: u32 = 10_000;
+const MAX_THRESHOLD: u32 = 1_000_000;
+
+impl Config {
+    /// Defaults, then `config.json` if it exists.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => {
+                return Err(e).with_context(|| format!("could not read {}", path.display()));
+            }
+        };
+        Self::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Self> {
+        let bad = |message: String| failure(Exit::Usage, message);
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            bad(format!(
+                "{}:{}:{}: malformed JSON: {}; fix the file or remove it to use the defaults",
+                path.display(),
+                e.line(),
+                e.column(),
+                strip_position(&e)
+            ))
+        })?;
+        if !value.is_object() {
+            return Err(bad(format!(
+                "{}: the config must be a JSON object like {{\"stm\": {{\"contextWindow\": 10}}}}",
+                path.display()
+            )));
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let config: Config = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+            let inner = e.inner();
+            bad(format!(
+                "{}:{}:{}: bad value for `{}`: {}",
+                path.display(),
+                inner.line(),
+                inner.column(),
+                e.path(),
+                strip_position(inner)
+            ))
+        })?;
+        let defaults = serde_json::to_value(Config::default()).expect("config serialises");
+        for key in unknown_keys(&value, &defaults, "") {
+            diag::warn(format!(
+                "{}: unknown key `{key}` is ignored (check its spelling)",
+                path.display()
+            ));
+        }
+        config.validate(path)?;
+        Ok(config)
+    }
+
+    fn validate(&self, path: &Path) -> anyhow::Result<()> {
+        let bad = |message: String| {
+            Err(failure(
+                Exit::Usage,
+                format!("{}: {message}", path.display()),
+            ))
+        };
+        let window = self.stm.context_window;
+        if window > MAX_CONTEXT_WINDOW {
+            return bad(format!(
+                "stm.contextWindow is {window}; it must be at most {MAX_CONTEXT_WINDOW}"
+            ));
+        }
+        let threshold = self.compacting.threshold;
+        if threshold > MAX_THRESHOLD {
+            return bad(format!(
+                "compacting.threshold is {threshold}; it must be at most {MAX_THRESHOLD}"
+            ));
+        }
+        if threshold < window {
+            return bad(format!(
+                "compacting.threshold ({threshold}) is below stm.contextWindow ({window}); \
+                 compaction keeps the window raw, so the threshold must be at least the window"
+            ));
+        }
+        if self.stm.max_context_chars < 100 {
+            return bad(format!(
+                "stm.maxContextChars is {}; it must be at least 100",
+                self.stm.max_context_chars
+            ));
+        }
+        if self.compacting.daily_summary_hour > 23 {
+            return bad(format!(
+                "compacting.dailySummaryHour is {}; it must be an hour from 0 to 23",
+                self.compacting.daily_summary_hour
+            ));
+        }
+        if self.compacting.weekly_summary_day > 6 {
+            return bad(format!(
+                "compacting.weeklySummaryDay is {}; it must be 0 (Sunday) to 6 (Saturday)",
+                self.compacting.weekly_summary_day
+            ));
+        }
+        if self.ask.timeout_seconds == 0 {
+            return bad("ask.timeoutSeconds is 0; it must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The compaction threshold: `compacting.threshold` (the seed documents
+    /// `stm.maxMessages` as the same number; the compacting key wins).
+    pub fn threshold(&self) -> usize {
+        self.compacting.threshold as usize
+    }
+
+    pub fn context_window(&self) -> usize {
+        self.stm.context_window as usize
+    }
+
+    pub fn lock_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.durability.lock_timeout_ms)
+    }
+}
+
+/// serde_json's message ends in " at line L column C"; we print those first.
+fn strip_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
+    }
+}
+
+/// Keys of `given` that `known` (the defaults, serialised) does not have.
+fn unknown_keys(given: &Value, known: &Value, prefix: &str) -> Vec<String> {
+    let (Value::Object(given), Value::Object(known)) = (given, known) else {
+        return Vec::new();
+    };
+    let mut unknown = Vec::new();
+    for (key, value) in given {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match known.get(key) {
+            None => unknown.push(path),
+            Some(known_value) => unknown.extend(unknown_keys(value, known_value, &path)),
+        }
+    }
+    unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> anyhow::Result<Config> {
+        Config::parse(text, Path::new("config.json"))
+    }
+
+    #[test]
+    fn empty_object_gives_the_seed_defaults() {
+        let config = parse("{}").unwrap();
+        assert_eq!(config, Config::default());
+        assert_eq!(config.stm.context_window, 10);
+        assert_eq!(config.compacting.threshold, 50);
+        assert_eq!(config.scheduler.stm_expire_days, 3);
+        assert_eq!(config.stm.max_context_chars, 12_000);
+        assert!(config.durability.fsync);
+    }
+
+    #[test]
+    fn partial_override_keeps_other_defaults() {
+        let config = parse(r#"{"stm": {"contextWindow": 4}}"#).unwrap();
+        assert_eq!(config.stm.context_window, 4);
+        assert_eq!(config.stm.max_messages, 50);
+        assert_eq!(config.compacting.threshold, 50);
+    }
+
+    #[test]
+    fn malformed_json_names_line_and_column() {
+        let err = parse("{\n  \"stm\": {,}\n}").unwrap_err().to_string();
+        assert!(err.starts_with("config.json:2:11:"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_key() {
+        let err = parse(r#"{"stm": {"contextWindow": "ten"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`stm.contextWindow`"), "{err}");
+        let err = parse(r#"{"stm": {"contextWindow": -3}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`stm.contextWindow`"), "{err}");
+    }
+
+    #[test]
+    fn threshold_below_window_is_refused() {
+        let err = parse(r#"{"compacting": {"threshold": 5}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("below stm.contextWindow"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_found_at_any_depth() {
+        let given: Value =
+            serde_json::from_str(r#"{"stm": {"contextWindw": 1}, "extra": 2}"#).unwrap();
+        let known = serde_json::to_value(Config::default()).unwrap();
+        assert_eq!(
+            unknown_keys(&given, &known, ""),
+            vec!["stm.contextWindw".to_string(), "extra".to_string()]
+        );
+    }
+}

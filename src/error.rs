@@ -1,0 +1,80 @@
+//! Exit codes: part of the interface brokers program against.
+//!
+//! Errors travel as `anyhow::Error`. Where the exit code matters, the error
+//! carries a [`Failure`] somewhere in its chain; `main` looks for the first
+//! one and exits with its code. An error without one is an I/O or state
+//! problem (exit 3), which is what an unexpected `std::io::Error` is.
+
+use std::fmt;
+
+/// Every exit code the tool uses. Documented in the README and the man page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: done.
+    Success = 0,
+    /// 2: bad arguments or invalid input (ids, message text, config values).
+    Usage = 2,
+    /// 3: the state dir could not be read or written (I/O, corrupt file).
+    State = 3,
+    /// 4: another process held a lock past the deadline.
+    LockTimeout = 4,
+    /// 5: the `claude` program was not found.
+    ClaudeNotFound = 5,
+    /// 6: `claude` ran and failed (non-zero exit or an error reply).
+    ClaudeFailed = 6,
+    /// 7: a configured spending budget is used up; no call was made.
+    OverBudget = 7,
+    /// 124: `claude` did not answer in time (as `timeout(1)`).
+    ClaudeTimeout = 124,
+}
+
+impl Exit {
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// An error with a known exit code. Put it at the root of an error chain;
+/// `.context(...)` layers above it keep the code.
+#[derive(Debug)]
+pub struct Failure {
+    pub exit: Exit,
+    pub message: String,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// A usage error: the caller gave something we refuse.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    failure(Exit::Usage, message)
+}
+
+pub fn failure(exit: Exit, message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Failure {
+        exit,
+        message: message.into(),
+    })
+}
+
+/// The exit code an error should end the process with.
+pub fn exit_code_of(err: &anyhow::Error) -> Exit {
+    err.chain()
+        .find_map(|cause| cause.downcast_ref::<Failure>())
+        .map_or(Exit::State, |failure| failure.exit)
+}
+
+/// True when the error is a closed stdout (`claude-session … | head`):
+/// not a failure worth a message.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

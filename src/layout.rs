@@ -1,0 +1,352 @@
+//! Every path of the file layout, and the validation of the names that
+//! become path components. No other module joins path strings.
+//!
+//! The tree under `<state-dir>/sessions/` is the TypeScript seed's, kept
+//! exactly so a state dir moves between the two unchanged. What this tool
+//! adds lives in folders the seed never looks at (`.locks/`, `.tmp` names).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use crate::error::usage;
+
+/// Longest id or slug accepted, in bytes. Real platform ids are far shorter
+/// (LINE: 33, Teams: about 90); anything longer is a mistake or an attack.
+pub const MAX_NAME_LEN: usize = 128;
+
+/// Characters allowed in a user id besides ASCII letters and digits: enough
+/// for Slack `U0123ABC`, Telegram `-100123`, Teams `29:1a-b`, WhatsApp
+/// `8869…@c.us`, nothing that is a path separator, a control character, a
+/// shell metacharacter or a look-alike of one.
+const ID_PUNCTUATION: &[char] = &['-', '_', '.', ':', '@', '+', '='];
+const SLUG_PUNCTUATION: &[char] = &['-', '_', '.'];
+
+fn validate_name(kind: &str, value: &str, punctuation: &[char]) -> anyhow::Result<()> {
+    let shown = shorten(value);
+    if value.is_empty() {
+        return Err(usage(format!(
+            "the {kind} is empty; give a non-empty {kind}"
+        )));
+    }
+    if value.len() > MAX_NAME_LEN {
+        return Err(usage(format!(
+            "the {kind} {shown} is {} bytes long; at most {MAX_NAME_LEN} are allowed",
+            value.len()
+        )));
+    }
+    if value.starts_with('.') {
+        return Err(usage(format!(
+            "the {kind} {shown} starts with '.'; such names would hide or leave their folder"
+        )));
+    }
+    if let Some(bad) = value
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || punctuation.contains(c)))
+    {
+        let allowed: String = punctuation.iter().map(|c| format!(" {c}")).collect();
+        return Err(usage(format!(
+            "the {kind} {shown} holds {}; a {kind} may hold only ASCII letters, digits and{allowed}",
+            describe_char(bad)
+        )));
+    }
+    Ok(())
+}
+
+fn describe_char(c: char) -> String {
+    match c {
+        '/' => "'/' (a path separator)".into(),
+        '\0' => "a NUL byte".into(),
+        c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+        c if c.is_ascii() => format!("{c:?}"),
+        c => format!("the non-ASCII character {c:?} (U+{:04X})", c as u32),
+    }
+}
+
+/// Quote a name for an error message, cut so a 10 KB id does not flood it.
+fn shorten(value: &str) -> String {
+    let cut: String = value.chars().take(40).collect();
+    if cut.len() < value.len() {
+        format!("{:?}…", cut)
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+macro_rules! name_type {
+    ($(#[$doc:meta])* $name:ident, $kind:literal, $punct:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn new(value: &str) -> anyhow::Result<Self> {
+                validate_name($kind, value, $punct)?;
+                Ok(Self(value.to_owned()))
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                Self::new(s).map_err(|e| e.to_string())
+            }
+        }
+    };
+}
+
+name_type!(
+    /// A user id (or conversation key) that is safe as one path component.
+    UserId,
+    "user id",
+    ID_PUNCTUATION
+);
+name_type!(
+    /// A topic slug, safe as one path component.
+    TopicSlug,
+    "topic slug",
+    SLUG_PUNCTUATION
+);
+name_type!(
+    /// A channel name (`--channel`), safe as one path component.
+    ChannelName,
+    "channel name",
+    ID_PUNCTUATION
+);
+
+/// The paths of one state dir.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    state_dir: PathBuf,
+    sessions: PathBuf,
+}
+
+impl Layout {
+    pub fn new(state_dir: impl Into<PathBuf>) -> Self {
+        let state_dir = state_dir.into();
+        let sessions = state_dir.join("sessions");
+        Self {
+            state_dir,
+            sessions,
+        }
+    }
+
+    /// The seed's default place for a channel: `./.claude/channels/NAME`.
+    pub fn channel_state_dir(channel: &ChannelName) -> PathBuf {
+        Path::new(".claude").join("channels").join(channel.as_str())
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    pub fn sessions_dir(&self) -> &Path {
+        &self.sessions
+    }
+
+    pub fn config_file(&self) -> PathBuf {
+        self.sessions.join("config.json")
+    }
+
+    // --- short-term memory -------------------------------------------------
+
+    pub fn stm_root(&self) -> PathBuf {
+        self.sessions.join("stm")
+    }
+
+    pub fn stm_dir(&self, user: &UserId) -> PathBuf {
+        self.stm_root().join(user.as_str())
+    }
+
+    pub fn messages_file(&self, user: &UserId) -> PathBuf {
+        self.stm_dir(user).join("messages.jsonl")
+    }
+
+    pub fn summary_file(&self, user: &UserId) -> PathBuf {
+        self.stm_dir(user).join("summary.md")
+    }
+
+    // --- long-term memory --------------------------------------------------
+
+    pub fn ltm_dir(&self) -> PathBuf {
+        self.sessions.join("ltm")
+    }
+
+    pub fn profiles_dir(&self) -> PathBuf {
+        self.ltm_dir().join("users")
+    }
+
+    pub fn profile_file(&self, user: &UserId) -> PathBuf {
+        self.profiles_dir().join(format!("{user}.md"))
+    }
+
+    pub fn topics_dir(&self) -> PathBuf {
+        self.ltm_dir().join("topics")
+    }
+
+    pub fn topic_file(&self, slug: &TopicSlug) -> PathBuf {
+        self.topics_dir().join(format!("{slug}.md"))
+    }
+
+    pub fn index_file(&self) -> PathBuf {
+        self.ltm_dir().join("index.json")
+    }
+
+    // --- tiered summaries --------------------------------------------------
+
+    pub fn summaries_root(&self) -> PathBuf {
+        self.sessions.join("summaries")
+    }
+
+    pub fn summaries_dir(&self, user: &UserId) -> PathBuf {
+        self.summaries_root().join(user.as_str())
+    }
+
+    pub fn daily_dir(&self, user: &UserId) -> PathBuf {
+        self.summaries_dir(user).join("daily")
+    }
+
+    pub fn daily_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
+        self.daily_dir(user)
+            .join(format!("{}.md", day.format("%Y-%m-%d")))
+    }
+
+    pub fn weekly_dir(&self, user: &UserId) -> PathBuf {
+        self.summaries_dir(user).join("weekly")
+    }
+
+    /// `YYYY-Www.md`, ISO week-numbering year and week.
+    pub fn weekly_file(&self, user: &UserId, iso_year: i32, week: u32) -> PathBuf {
+        self.weekly_dir(user)
+            .join(format!("{iso_year:04}-W{week:02}.md"))
+    }
+
+    // --- archive -----------------------------------------------------------
+
+    pub fn archive_root(&self) -> PathBuf {
+        self.sessions.join("archive")
+    }
+
+    pub fn archive_dir(&self, user: &UserId) -> PathBuf {
+        self.archive_root().join(user.as_str())
+    }
+
+    pub fn archive_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
+        self.archive_dir(user)
+            .join(format!("messages-{}.jsonl.gz", day.format("%Y-%m-%d")))
+    }
+
+    pub fn archived_summary_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
+        self.archive_dir(user)
+            .join(format!("summary-{}.md", day.format("%Y-%m-%d")))
+    }
+
+    pub fn archive_logs_dir(&self) -> PathBuf {
+        self.archive_root().join("logs")
+    }
+
+    /// Broker logs (`broker-*.log`) live beside `sessions/`, as in the seed.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.state_dir.join("logs")
+    }
+
+    /// In-chat `/session export` writes here, inside the state dir.
+    pub fn exports_dir(&self, user: &UserId) -> PathBuf {
+        self.sessions.join("exports").join(user.as_str())
+    }
+
+    // --- locks -------------------------------------------------------------
+    //
+    // Lock files live apart from the data: rewrites rename over data files
+    // and expiry removes user folders, neither of which may touch a lock
+    // somebody waits on.
+
+    pub fn locks_dir(&self) -> PathBuf {
+        self.sessions.join(".locks")
+    }
+
+    /// Guards every change to one user's files.
+    pub fn user_lock_file(&self, user: &UserId) -> PathBuf {
+        self.locks_dir().join("users").join(format!("{user}.lock"))
+    }
+
+    /// Held across a compaction's LLM call: one compaction per user.
+    pub fn compaction_lock_file(&self, user: &UserId) -> PathBuf {
+        self.locks_dir()
+            .join("compact")
+            .join(format!("{user}.lock"))
+    }
+
+    /// Guards `ltm/index.json`.
+    pub fn index_lock_file(&self) -> PathBuf {
+        self.locks_dir().join("index.lock")
+    }
+
+    /// Held for a whole `maintain` pass: one pass at a time.
+    pub fn maintain_lock_file(&self) -> PathBuf {
+        self.locks_dir().join("maintain.lock")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_platform_ids_are_accepted() {
+        for id in [
+            "U0123ABC",
+            "U4af4980629f5c7b1e8d4c3b2a1f0e9d8",
+            "-1001234567890",
+            "29:1a2b-c",
+            "886912345678@c.us",
+            "1234567890",
+        ] {
+            assert!(UserId::new(id).is_ok(), "{id} should be accepted");
+        }
+    }
+
+    #[test]
+    fn ids_that_escape_hide_or_confuse_are_refused() {
+        let long = "a".repeat(200);
+        for id in [
+            "", ".", "..", "../x", ".hidden", "a/b", "a\0b", "a\nb", "a\\b", "U１２", "a b", &long,
+        ] {
+            assert!(UserId::new(id).is_err(), "{id:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn paths_follow_the_seed_layout() {
+        let layout = Layout::new("/s");
+        let u = UserId::new("U1").unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
+        assert_eq!(
+            layout.messages_file(&u),
+            Path::new("/s/sessions/stm/U1/messages.jsonl")
+        );
+        assert_eq!(
+            layout.archive_file(&u, day),
+            Path::new("/s/sessions/archive/U1/messages-2026-03-23.jsonl.gz")
+        );
+        assert_eq!(
+            layout.weekly_file(&u, 2026, 3),
+            Path::new("/s/sessions/summaries/U1/weekly/2026-W03.md")
+        );
+        assert_eq!(
+            layout.profile_file(&u),
+            Path::new("/s/sessions/ltm/users/U1.md")
+        );
+    }
+}

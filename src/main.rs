@@ -1,0 +1,43 @@
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+use claude_session::cli::Cli;
+use claude_session::error::{Exit, exit_code_of, is_broken_pipe};
+use claude_session::{commands, diag};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Chat logs are private: nothing we create is readable by others.
+    // SAFETY: umask only sets the process's file mode mask.
+    unsafe {
+        libc::umask(0o077);
+    }
+    diag::set_verbosity(if cli.quiet { -1 } else { cli.verbose as i8 });
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            report(&err);
+            ExitCode::from(exit_code_of(&err).code() as u8)
+        }
+    }
+}
+
+/// The error on stderr: its message and root cause; with `-v`, every link
+/// of the chain.
+fn report(err: &anyhow::Error) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(stderr, "claude-session: error: {err}");
+    let root = err.root_cause().to_string();
+    if diag::verbosity() >= 1 {
+        for cause in err.chain().skip(1) {
+            let _ = write!(stderr, "\n  caused by: {cause}");
+        }
+    } else if err.chain().count() > 1 && root != err.to_string() {
+        let _ = write!(stderr, ": {root}");
+    }
+    let _ = writeln!(stderr);
+    let _ = Exit::Success;
+}

@@ -1,0 +1,6 @@
+//! The rules of memory: what a message is, what the context holds, how
+//! compaction and profiles work. Uses `store` for the bytes on disk.
+
+pub mod context;
+pub mod message;
+pub mod stm;

@@ -1,0 +1,96 @@
+//! Short-term memory: `stm/<user>/messages.jsonl` and `summary.md`.
+
+use std::fs::File;
+
+use crate::diag;
+use crate::layout::UserId;
+use crate::memory::message::Message;
+use crate::state::State;
+use crate::store::frontmatter::Document;
+use crate::store::fs::{open_read, read_optional_text};
+use crate::store::jsonl::append_lines;
+use crate::store::tail::ReverseLines;
+
+/// Append messages to the user's log. The caller holds the user lock.
+pub fn append_locked(state: &State, user: &UserId, messages: &[Message]) -> anyhow::Result<()> {
+    let lines: Vec<Vec<u8>> = messages.iter().map(Message::to_line).collect();
+    append_raw_locked(state, user, &lines)
+}
+
+/// Append already-validated raw lines (imports keep their bytes).
+pub fn append_raw_locked(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+    let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    append_lines(&state.layout.messages_file(user), &refs, state.fsync())
+}
+
+/// The last `n` valid messages, oldest first. Lines that do not parse are
+/// skipped with a warning and left on disk untouched.
+pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Message>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let path = state.layout.messages_file(user);
+    let Some(file) = open_read(&path)? else {
+        return Ok(Vec::new());
+    };
+    let mut messages = Vec::with_capacity(n);
+    for item in reverse_lines(file, &path)? {
+        let (offset, line) = item?;
+        if let Some(message) = parse_or_warn(&line, &path, offset) {
+            messages.push(message);
+            if messages.len() == n {
+                break;
+            }
+        }
+    }
+    messages.reverse();
+    Ok(messages)
+}
+
+fn reverse_lines(file: File, path: &std::path::Path) -> anyhow::Result<ReverseLines> {
+    use anyhow::Context as _;
+    ReverseLines::new(file).with_context(|| format!("could not read {}", path.display()))
+}
+
+/// Parse a log line, or warn (naming file and byte offset) and skip it.
+/// Blank lines are skipped silently: a torn-write repair leaves them.
+pub fn parse_or_warn(line: &[u8], path: &std::path::Path, offset: u64) -> Option<Message> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    match Message::parse(line) {
+        Ok(message) => Some(message),
+        Err(why) => {
+            diag::warn(format!(
+                "{} byte {offset}: skipped a line that is not a valid message ({why}); \
+                 it stays in the file",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+/// The rolling summary, if any compaction has written one.
+pub fn summary(state: &State, user: &UserId) -> anyhow::Result<Option<Document>> {
+    let path = state.layout.summary_file(user);
+    let Some(text) = read_optional_text(&path)? else {
+        return Ok(None);
+    };
+    Ok(Some(parse_document_or_warn(&text, &path)))
+}
+
+/// Parse a markdown file for reading; a broken frontmatter is warned about
+/// and the whole text used as body, so a hand edit never silences memory.
+pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
+    Document::parse(text).unwrap_or_else(|e| {
+        diag::warn(format!(
+            "{}: {e}; using the whole file as text",
+            path.display()
+        ));
+        Document {
+            front: Default::default(),
+            body: text.to_owned(),
+        }
+    })
+}

@@ -1,0 +1,128 @@
+//! Markdown with YAML frontmatter between `---` lines, as the seed writes
+//! summaries and profiles. Unknown keys survive a rewrite in their order.
+
+use anyhow::{anyhow, bail};
+use serde_yaml::{Mapping, Value};
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Document {
+    pub front: Mapping,
+    pub body: String,
+}
+
+impl Document {
+    /// Split and parse. A file without frontmatter is all body; a file that
+    /// opens frontmatter and never closes it is an error (it was cut or
+    /// hand-edited, and a rewrite would lose what it meant).
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let Some(rest) = text
+            .strip_prefix("---\n")
+            .or_else(|| text.strip_prefix("---\r\n"))
+        else {
+            return Ok(Self {
+                front: Mapping::new(),
+                body: text.to_owned(),
+            });
+        };
+        let mut offset = 0;
+        let mut close = None;
+        for line in rest.split_inclusive('\n') {
+            if line.trim_end_matches(['\n', '\r']) == "---" {
+                close = Some((offset, offset + line.len()));
+                break;
+            }
+            offset += line.len();
+        }
+        let Some((yaml_end, body_start)) = close else {
+            bail!("the frontmatter opened by `---` on line 1 is never closed by a `---` line");
+        };
+        let yaml = &rest[..yaml_end];
+        let front = if yaml.trim().is_empty() {
+            Mapping::new()
+        } else {
+            match serde_yaml::from_str::<Value>(yaml)
+                .map_err(|e| anyhow!("the frontmatter is not valid YAML: {e}"))?
+            {
+                Value::Mapping(map) => map,
+                Value::Null => Mapping::new(),
+                _ => bail!("the frontmatter must be YAML `key: value` lines"),
+            }
+        };
+        let body = rest[body_start..]
+            .trim_start_matches(['\n', '\r'])
+            .to_owned();
+        Ok(Self { front, body })
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::from("---\n");
+        if !self.front.is_empty() {
+            out.push_str(&serde_yaml::to_string(&self.front).expect("a mapping serialises"));
+        }
+        out.push_str("---\n\n");
+        out.push_str(self.body.trim_end_matches('\n'));
+        out.push('\n');
+        out
+    }
+
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.front.get(key).and_then(Value::as_str)
+    }
+
+    pub fn get_u64(&self, key: &str) -> Option<u64> {
+        self.front.get(key).and_then(Value::as_u64)
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) {
+        self.front.insert(Value::from(key), value.into());
+    }
+
+    /// A list of strings (`tags: [a, b]`); anything else gives an empty list.
+    pub fn get_str_list(&self, key: &str) -> Vec<String> {
+        match self.front.get(key) {
+            Some(Value::Sequence(items)) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            Some(Value::String(s)) => s
+                .split(',')
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED_PROFILE: &str = "---\nuser_id: U12345\ndisplay_name: Kevin\nchannel: line\n\
+tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Chinese\n";
+
+    #[test]
+    fn seed_profile_round_trips_keys_and_body() {
+        let doc = Document::parse(SEED_PROFILE).unwrap();
+        assert_eq!(doc.get_str("user_id"), Some("U12345"));
+        assert_eq!(doc.get_str_list("tags"), vec!["toeic", "student", "zh-tw"]);
+        assert!(doc.body.starts_with("## Preferences"));
+        let again = Document::parse(&doc.render()).unwrap();
+        assert_eq!(again, doc);
+        let keys: Vec<_> = again.front.keys().map(|k| k.as_str().unwrap()).collect();
+        assert_eq!(keys, ["user_id", "display_name", "channel", "tags"]);
+    }
+
+    #[test]
+    fn no_frontmatter_is_all_body() {
+        let doc = Document::parse("just text\n").unwrap();
+        assert!(doc.front.is_empty());
+        assert_eq!(doc.body, "just text\n");
+    }
+
+    #[test]
+    fn unclosed_frontmatter_is_an_error() {
+        let err = Document::parse("---\nuser_id: U1\nbody\n").unwrap_err();
+        assert!(err.to_string().contains("never closed"));
+    }
+}

@@ -1,0 +1,90 @@
+//! Opening files and folders the private way: folders `0700`, files `0600`,
+//! data files never followed through a symlink (a planted link must not
+//! redirect a chat log somewhere else).
+
+use std::fs::{DirBuilder, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+/// Create a folder and its parents, each `0700`.
+pub fn ensure_dir(path: &Path) -> anyhow::Result<()> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .with_context(|| format!("could not create folder {}", path.display()))
+}
+
+/// Create the parent folder of `path` if it is missing.
+pub fn ensure_parent(path: &Path) -> anyhow::Result<()> {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => ensure_dir(parent),
+        _ => Ok(()),
+    }
+}
+
+/// Open for appending (and reading its end), creating it `0600`; refuses
+/// a symlink.
+pub fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Open for reading; refuses a symlink. `Ok(None)` when it does not exist.
+pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
+    match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("could not open {}", path.display())),
+    }
+}
+
+/// Read a whole (small) file; `Ok(None)` when it does not exist.
+pub fn read_optional(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    let Some(mut file) = open_read(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("could not read {}", path.display()))?;
+    Ok(Some(bytes))
+}
+
+/// Read a whole (small) text file; `Ok(None)` when it does not exist.
+pub fn read_optional_text(path: &Path) -> anyhow::Result<Option<String>> {
+    match read_optional(path)? {
+        None => Ok(None),
+        Some(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| anyhow::anyhow!("{} is not valid UTF-8 text", path.display())),
+    }
+}
+
+/// fsync a folder, so a rename or a new entry in it survives a power cut.
+pub fn sync_dir(path: &Path) -> anyhow::Result<()> {
+    File::open(path)
+        .and_then(|dir| dir.sync_all())
+        .with_context(|| format!("could not sync folder {}", path.display()))
+}
+
+/// Remove a file; a missing one is fine.
+pub fn remove_if_exists(path: &Path) -> anyhow::Result<bool> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e).with_context(|| format!("could not remove {}", path.display())),
+    }
+}

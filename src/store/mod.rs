@@ -1,0 +1,10 @@
+//! Bytes on disk: locks, appends, tail reads, atomic rewrites, frontmatter
+//! and gzip archives. Knows nothing of users or messages; `memory` does.
+
+pub mod archive;
+pub mod atomic;
+pub mod frontmatter;
+pub mod fs;
+pub mod jsonl;
+pub mod lock;
+pub mod tail;
