@@ -3,6 +3,7 @@
 //! Data flows one way: `commands` use `memory` for the rules, `memory` uses
 //! `store` for bytes on disk, `store` uses `layout` for paths.
 
+pub mod claude;
 pub mod cli;
 pub mod commands;
 pub mod config;

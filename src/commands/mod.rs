@@ -2,6 +2,8 @@
 //! that prints to stdout.
 
 pub mod append;
+pub mod ask;
+pub mod chat;
 pub mod context;
 pub mod input;
 
@@ -24,7 +26,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         Command::Append(args) => append::run(&state()?, args, output),
         Command::Context(args) => context::run(&state()?, args, output),
-        Command::Ask(_) => not_yet("ask"),
+        Command::Ask(args) => ask::run(&state()?, args, output),
         Command::Compact(_) => not_yet("compact"),
         Command::Maintain(_) => not_yet("maintain"),
         Command::Session(_) => not_yet("session"),

@@ -2,5 +2,6 @@
 //! compaction and profiles work. Uses `store` for the bytes on disk.
 
 pub mod context;
+pub mod ltm;
 pub mod message;
 pub mod stm;

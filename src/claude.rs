@@ -1,0 +1,407 @@
+//! Finding and running `claude -p`: the one place that starts it, for
+//! `ask`, compaction and summaries alike.
+//!
+//! The system prompt goes in a private temporary file and the prompt on
+//! stdin, so no command-line size limit applies. The child runs in its own
+//! process group: on timeout the whole group (claude and everything it
+//! started) gets SIGTERM, then SIGKILL after a grace period.
+
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use serde_json::Value;
+
+use crate::error::{Exit, failure};
+
+/// How long a child gets between SIGTERM and SIGKILL.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// How the memory context reaches claude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemPromptMode {
+    /// `--system-prompt-file`: our text is the whole system prompt.
+    Replace,
+    /// `--append-system-prompt-file`: claude keeps its own and adds ours.
+    Append,
+}
+
+/// One call of `claude -p`.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub program: PathBuf,
+    pub system_prompt: Option<(SystemPromptMode, String)>,
+    pub model: Option<String>,
+    /// Passed through after ours, in order (`--claude-arg`).
+    pub extra_args: Vec<String>,
+    /// Sent on stdin.
+    pub prompt: String,
+    pub timeout: Duration,
+}
+
+/// What claude answered.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub usage: Option<Value>,
+    pub cost_usd: Option<f64>,
+    pub session_id: Option<String>,
+}
+
+/// `--claude-bin` (or `CLAUDE_BIN`, which clap folds into it), else
+/// `claude` on `PATH`.
+pub fn find(claude_bin: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let not_found = |what: String| {
+        failure(
+            Exit::ClaudeNotFound,
+            format!(
+                "{what}; install Claude Code (`npm install -g @anthropic-ai/claude-code`) \
+                 or point to it with --claude-bin PATH or CLAUDE_BIN"
+            ),
+        )
+    };
+    match claude_bin {
+        Some(path) if path.as_os_str().is_empty() => {
+            Err(not_found("--claude-bin (or CLAUDE_BIN) is empty".into()))
+        }
+        Some(path) if path.components().count() > 1 => {
+            if path.is_file() {
+                Ok(path.to_owned())
+            } else {
+                Err(not_found(format!(
+                    "claude program {} does not exist",
+                    path.display()
+                )))
+            }
+        }
+        Some(name) => which::which(name)
+            .map_err(|_| not_found(format!("`{}` was not found on PATH", name.display()))),
+        None => {
+            which::which("claude").map_err(|_| not_found("`claude` was not found on PATH".into()))
+        }
+    }
+}
+
+impl Call {
+    /// The arguments after the program name. The system prompt file is
+    /// passed by path, so it must outlive the child.
+    fn args(&self, system_prompt_file: Option<&Path>) -> Vec<OsString> {
+        let mut args: Vec<OsString> = ["-p", "--output-format", "json", "--no-session-persistence"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        if let (Some((mode, _)), Some(file)) = (&self.system_prompt, system_prompt_file) {
+            args.push(match mode {
+                SystemPromptMode::Replace => "--system-prompt-file".into(),
+                SystemPromptMode::Append => "--append-system-prompt-file".into(),
+            });
+            args.push(file.into());
+        }
+        if let Some(model) = &self.model {
+            args.push("--model".into());
+            args.push(model.into());
+        }
+        args.extend(self.extra_args.iter().map(OsString::from));
+        args
+    }
+
+    pub fn run(&self) -> anyhow::Result<Reply> {
+        let prompt_file = match &self.system_prompt {
+            Some((_, text)) => Some(write_prompt_file(text)?),
+            None => None,
+        };
+        let output = run_with_timeout(
+            &self.program,
+            &self.args(prompt_file.as_ref().map(|f| f.path())),
+            self.prompt.as_bytes(),
+            self.timeout,
+        )?;
+        // The temp file goes now, whatever happened; drop removes it.
+        drop(prompt_file);
+        parse_output(&self.program, output)
+    }
+}
+
+fn write_prompt_file(text: &str) -> anyhow::Result<tempfile::NamedTempFile> {
+    // tempfile creates it 0600 with a unique name, and removes it on drop.
+    let mut file = tempfile::Builder::new()
+        .prefix("claude-session-prompt-")
+        .suffix(".md")
+        .tempfile()
+        .context("could not create the system prompt file in the temp folder")?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .context("could not write the system prompt file")?;
+    Ok(file)
+}
+
+struct Output {
+    status: ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+fn run_with_timeout(
+    program: &Path,
+    args: &[OsString],
+    stdin: &[u8],
+    timeout: Duration,
+) -> anyhow::Result<Output> {
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => failure(
+                Exit::ClaudeNotFound,
+                format!(
+                    "could not start claude ({}): {e}; check --claude-bin or CLAUDE_BIN",
+                    program.display()
+                ),
+            ),
+            _ => anyhow::Error::new(e).context(format!("could not start {}", program.display())),
+        })?;
+    let group = child.id() as libc::pid_t;
+
+    let mut child_stdin = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    // A claude that exits without reading its stdin closes the pipe: fine.
+    let writer = std::thread::spawn(move || {
+        let _ = child_stdin.write_all(&input);
+    });
+    let stdout = read_in_background(child.stdout.take().expect("stdout is piped"));
+    let stderr = read_in_background(child.stderr.take().expect("stderr is piped"));
+
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait());
+    });
+
+    let status = match done_rx.recv_timeout(timeout) {
+        Ok(status) => status.context("could not wait for claude")?,
+        Err(_) => {
+            kill_group(group, libc::SIGTERM);
+            if done_rx.recv_timeout(KILL_GRACE).is_err() {
+                kill_group(group, libc::SIGKILL);
+                let _ = done_rx.recv();
+            }
+            kill_group(group, libc::SIGKILL);
+            return Err(failure(
+                Exit::ClaudeTimeout,
+                format!(
+                    "claude did not answer within {} s and was stopped; raise --timeout \
+                     or ask.timeoutSeconds if it needs longer",
+                    timeout.as_secs()
+                ),
+            ));
+        }
+    };
+    // What claude started and left behind would hold our pipes open.
+    kill_group(group, libc::SIGKILL);
+    let _ = writer.join();
+    let remaining = timeout.saturating_sub(started.elapsed()).max(KILL_GRACE);
+    let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
+    let stderr = stderr.recv_timeout(KILL_GRACE).unwrap_or_default();
+    Ok(Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+fn read_in_background(mut pipe: impl std::io::Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        let _ = tx.send(bytes);
+    });
+    rx
+}
+
+fn kill_group(group: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: kill(2) with a negative pid signals that process group; the
+    // group is the child's own (process_group(0) made it its leader).
+    unsafe {
+        libc::kill(-group, signal);
+    }
+}
+
+fn parse_output(program: &Path, output: Output) -> anyhow::Result<Reply> {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        let how = match (output.status.code(), output.status.signal()) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(signal)) => format!("was killed by signal {signal}"),
+            _ => "failed".into(),
+        };
+        let detail = last_chars(stderr.trim(), 4000);
+        let detail = if detail.is_empty() {
+            last_chars(stdout.trim(), 4000)
+        } else {
+            detail
+        };
+        return Err(failure(
+            Exit::ClaudeFailed,
+            format!("claude ({}) {how}: {detail}", program.display()),
+        ));
+    }
+    let trimmed = stdout.trim();
+    if let Ok(Value::Object(envelope)) = serde_json::from_str::<Value>(trimmed)
+        && (envelope.contains_key("result") || envelope.get("type") == Some(&Value::from("result")))
+    {
+        let text = envelope
+            .get("result")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if envelope.get("is_error").and_then(Value::as_bool) == Some(true) || text.is_empty() {
+            let subtype = envelope
+                .get("subtype")
+                .and_then(Value::as_str)
+                .unwrap_or("error");
+            let why = if text.is_empty() { subtype } else { &text };
+            return Err(failure(
+                Exit::ClaudeFailed,
+                format!("claude answered with an error: {}", last_chars(why, 4000)),
+            ));
+        }
+        return Ok(Reply {
+            text,
+            usage: envelope.get("usage").cloned(),
+            cost_usd: envelope.get("total_cost_usd").and_then(Value::as_f64),
+            session_id: envelope
+                .get("session_id")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        });
+    }
+    if trimmed.is_empty() {
+        return Err(failure(
+            Exit::ClaudeFailed,
+            format!(
+                "claude ({}) printed nothing{}",
+                program.display(),
+                if stderr.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", last_chars(stderr.trim(), 4000))
+                }
+            ),
+        ));
+    }
+    // Not an envelope: a claude (or stand-in) printing plain text.
+    Ok(Reply {
+        text: stdout.trim_end().to_owned(),
+        ..Reply::default()
+    })
+}
+
+fn last_chars(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let tail: String = text.chars().skip(count - max).collect();
+    format!("…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(code: i32, stdout: &str, stderr: &str) -> Output {
+        Output {
+            status: ExitStatus::from_raw(code << 8),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn envelope_gives_reply_usage_and_cost() {
+        let reply = parse_output(
+            Path::new("claude"),
+            output(
+                0,
+                r#"{"type":"result","is_error":false,"result":"hi","total_cost_usd":0.5,"usage":{"input_tokens":3},"session_id":"s"}"#,
+                "",
+            ),
+        )
+        .unwrap();
+        assert_eq!(reply.text, "hi");
+        assert_eq!(reply.cost_usd, Some(0.5));
+        assert_eq!(reply.usage.unwrap()["input_tokens"], 3);
+    }
+
+    #[test]
+    fn plain_text_is_the_reply() {
+        let reply = parse_output(Path::new("claude"), output(0, "just text\n", "")).unwrap();
+        assert_eq!(reply.text, "just text");
+        // JSON that is not an envelope is text too.
+        let reply = parse_output(Path::new("claude"), output(0, "[1, 2]", "")).unwrap();
+        assert_eq!(reply.text, "[1, 2]");
+    }
+
+    #[test]
+    fn failures_carry_the_claude_failed_code() {
+        for out in [
+            output(1, "", "boom"),
+            output(
+                0,
+                r#"{"type":"result","is_error":true,"result":"rate limited"}"#,
+                "",
+            ),
+            output(0, "   ", ""),
+        ] {
+            let err = parse_output(Path::new("claude"), out).unwrap_err();
+            assert_eq!(
+                crate::error::exit_code_of(&err),
+                Exit::ClaudeFailed,
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_in_order() {
+        let call = Call {
+            program: "claude".into(),
+            system_prompt: Some((SystemPromptMode::Append, "x".into())),
+            model: Some("opus".into()),
+            extra_args: vec!["--allowedTools".into(), "Read".into()],
+            prompt: String::new(),
+            timeout: Duration::from_secs(1),
+        };
+        let args: Vec<String> = call
+            .args(Some(Path::new("/tmp/p.md")))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "-p",
+                "--output-format",
+                "json",
+                "--no-session-persistence",
+                "--append-system-prompt-file",
+                "/tmp/p.md",
+                "--model",
+                "opus",
+                "--allowedTools",
+                "Read"
+            ]
+        );
+    }
+}
