@@ -31,16 +31,13 @@ pub enum SystemPromptMode {
     Append,
 }
 
-/// One call of `claude -p`.
+/// How to run claude: found once per command, used for every call.
 #[derive(Debug, Clone)]
-pub struct Call {
+pub struct Claude {
     pub program: PathBuf,
-    pub system_prompt: Option<(SystemPromptMode, String)>,
     pub model: Option<String>,
     /// Passed through after ours, in order (`--claude-arg`).
     pub extra_args: Vec<String>,
-    /// Sent on stdin.
-    pub prompt: String,
     pub timeout: Duration,
 }
 
@@ -87,15 +84,15 @@ pub fn find(claude_bin: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
 }
 
-impl Call {
+impl Claude {
     /// The arguments after the program name. The system prompt file is
     /// passed by path, so it must outlive the child.
-    fn args(&self, system_prompt_file: Option<&Path>) -> Vec<OsString> {
+    fn args(&self, mode: SystemPromptMode, system_prompt_file: Option<&Path>) -> Vec<OsString> {
         let mut args: Vec<OsString> = ["-p", "--output-format", "json", "--no-session-persistence"]
             .iter()
             .map(OsString::from)
             .collect();
-        if let (Some((mode, _)), Some(file)) = (&self.system_prompt, system_prompt_file) {
+        if let Some(file) = system_prompt_file {
             args.push(match mode {
                 SystemPromptMode::Replace => "--system-prompt-file".into(),
                 SystemPromptMode::Append => "--append-system-prompt-file".into(),
@@ -110,15 +107,21 @@ impl Call {
         args
     }
 
-    pub fn run(&self) -> anyhow::Result<Reply> {
-        let prompt_file = match &self.system_prompt {
-            Some((_, text)) => Some(write_prompt_file(text)?),
-            None => None,
+    /// One call: `system_prompt` through a private temp file, `prompt` on
+    /// stdin.
+    pub fn call(
+        &self,
+        system_prompt: Option<(SystemPromptMode, String)>,
+        prompt: &str,
+    ) -> anyhow::Result<Reply> {
+        let (mode, prompt_file) = match &system_prompt {
+            Some((mode, text)) => (*mode, Some(write_prompt_file(text)?)),
+            None => (SystemPromptMode::Append, None),
         };
         let output = run_with_timeout(
             &self.program,
-            &self.args(prompt_file.as_ref().map(|f| f.path())),
-            self.prompt.as_bytes(),
+            &self.args(mode, prompt_file.as_ref().map(|f| f.path())),
+            prompt.as_bytes(),
             self.timeout,
         )?;
         // The temp file goes now, whatever happened; drop removes it.
@@ -375,16 +378,14 @@ mod tests {
 
     #[test]
     fn arguments_in_order() {
-        let call = Call {
+        let claude = Claude {
             program: "claude".into(),
-            system_prompt: Some((SystemPromptMode::Append, "x".into())),
             model: Some("opus".into()),
             extra_args: vec!["--allowedTools".into(), "Read".into()],
-            prompt: String::new(),
             timeout: Duration::from_secs(1),
         };
-        let args: Vec<String> = call
-            .args(Some(Path::new("/tmp/p.md")))
+        let args: Vec<String> = claude
+            .args(SystemPromptMode::Append, Some(Path::new("/tmp/p.md")))
             .into_iter()
             .map(|a| a.into_string().unwrap())
             .collect();

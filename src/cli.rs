@@ -243,8 +243,8 @@ pub struct ContextArgs {
     pub user: Option<UserId>,
 
     /// Number of recent messages [default: config stm.contextWindow]
-    #[arg(long, short = 'n', value_name = "N")]
-    pub window: Option<usize>,
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub window: Option<u32>,
 
     /// Print the effective configuration (defaults merged with config.json) instead
     #[arg(long)]

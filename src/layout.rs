@@ -266,6 +266,17 @@ impl Layout {
         self.sessions.join("exports").join(user.as_str())
     }
 
+    /// What a compaction is about to do, written before it does it, so a
+    /// killed compaction is finished (never repeated) by the next one.
+    pub fn compaction_journal_file(&self, user: &UserId) -> PathBuf {
+        self.sessions.join(".journal").join(format!("{user}.json"))
+    }
+
+    /// Cost of every LLM call made for maintenance (compaction, summaries).
+    pub fn maintenance_ledger_file(&self) -> PathBuf {
+        self.sessions.join("costs").join("maintenance.jsonl")
+    }
+
     // --- locks -------------------------------------------------------------
     //
     // Lock files live apart from the data: rewrites rename over data files
@@ -291,6 +302,11 @@ impl Layout {
     /// Guards `ltm/index.json`.
     pub fn index_lock_file(&self) -> PathBuf {
         self.locks_dir().join("index.lock")
+    }
+
+    /// Guards the maintenance ledger.
+    pub fn ledger_lock_file(&self) -> PathBuf {
+        self.locks_dir().join("ledger.lock")
     }
 
     /// Held for a whole `maintain` pass: one pass at a time.

@@ -6,16 +6,14 @@
 //! 3. Run claude without holding any lock.
 //! 4. Log the reply under the lock again, print it.
 
-use std::time::Duration;
-
 use anyhow::Context as _;
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::claude::{self, SystemPromptMode};
+use crate::claude::SystemPromptMode;
 use crate::cli::{AskArgs, OutputFormat};
 use crate::commands::input::{build_message, message_text};
-use crate::commands::{Output, chat, print_json, print_text};
+use crate::commands::{Output, chat, claude_runner, print_json, print_text};
 use crate::memory::context;
 use crate::memory::ltm;
 use crate::memory::message::{Message, Role};
@@ -40,7 +38,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     }
 
     // Everything that can fail on bad input fails before anything is logged.
-    let program = claude::find(args.claude.claude_bin.as_deref())?;
+    let claude = claude_runner(state, &args.claude)?;
     let (mode, base) = base_system_prompt(state, args)?;
     let message = build_message(state, &args.message, Role::User, text, Utc::now())?;
 
@@ -55,19 +53,10 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     };
     let rendered = context::render(&parts, state.config.stm.max_context_chars as usize);
 
-    let call = claude::Call {
-        program,
-        system_prompt: system_prompt(mode, base, &rendered.text),
-        model: args.claude.model.clone(),
-        extra_args: args.claude.claude_args.clone(),
-        prompt: prompt_with_attachments(&message),
-        timeout: Duration::from_secs(
-            args.claude
-                .timeout
-                .unwrap_or(state.config.ask.timeout_seconds),
-        ),
-    };
-    let reply = call.run()?;
+    let reply = claude.call(
+        system_prompt(mode, base, &rendered.text),
+        &prompt_with_attachments(&message),
+    )?;
 
     let mut answer = Message::new(Role::Assistant, reply.text.clone(), Utc::now());
     answer.channel = message.channel.clone();

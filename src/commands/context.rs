@@ -12,7 +12,9 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
         return print_text(&serde_json::to_string_pretty(&state.config)?);
     }
     let user = args.user.as_ref().expect("clap requires --user");
-    let window = args.window.unwrap_or(state.config.context_window());
+    let window = args
+        .window
+        .map_or(state.config.context_window(), |n| n as usize);
     let parts = context::gather(state, user, window)?;
     let rendered = context::render(&parts, state.config.stm.max_context_chars as usize);
     if output.json {

@@ -8,8 +8,11 @@ pub mod context;
 pub mod input;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::cli::{Cli, Command};
+use crate::claude::{self, Claude};
+
+use crate::cli::{ClaudeArgs, Cli, Command};
 use crate::error::{Exit, failure, usage};
 use crate::layout::Layout;
 use crate::state::State;
@@ -58,6 +61,16 @@ fn state_dir(cli: &Cli) -> anyhow::Result<PathBuf> {
 
 fn open_state(cli: &Cli) -> anyhow::Result<State> {
     State::open(state_dir(cli)?, cli.channel.clone())
+}
+
+/// Find claude and settle its options: flags first, then config.
+pub fn claude_runner(state: &State, args: &ClaudeArgs) -> anyhow::Result<Claude> {
+    Ok(Claude {
+        program: claude::find(args.claude_bin.as_deref())?,
+        model: args.model.clone(),
+        extra_args: args.claude_args.clone(),
+        timeout: Duration::from_secs(args.timeout.unwrap_or(state.config.ask.timeout_seconds)),
+    })
 }
 
 /// Print a value as one line of JSON on stdout.

@@ -48,3 +48,376 @@ pub fn ensure_profile_locked(
     write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     Ok(true)
 }
+
+/// Durable facts about a user, as compaction's structured answer gives them.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(default)]
+pub struct ProfileFacts {
+    pub name: Option<String>,
+    pub language: Option<String>,
+    pub timezone: Option<String>,
+    #[serde(deserialize_with = "lenient_list")]
+    pub preferences: Vec<String>,
+    #[serde(deserialize_with = "lenient_list")]
+    pub topics: Vec<String>,
+    #[serde(deserialize_with = "lenient_list")]
+    pub tags: Vec<String>,
+}
+
+impl ProfileFacts {
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none()
+            && self.language.is_none()
+            && self.timezone.is_none()
+            && self.preferences.is_empty()
+            && self.topics.is_empty()
+            && self.tags.is_empty()
+    }
+}
+
+/// A list of strings; `null` or a single string are accepted too.
+fn lenient_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    use serde::Deserialize as _;
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Array(items) => items
+            .into_iter()
+            .filter_map(|v| v.as_str().map(|s| s.trim().to_owned()))
+            .filter(|s| !s.is_empty())
+            .collect(),
+        serde_json::Value::String(s) if !s.trim().is_empty() => vec![s.trim().to_owned()],
+        _ => Vec::new(),
+    })
+}
+
+const PREFERENCES: &str = "## Preferences";
+const TOPICS: &str = "## Ongoing Topics";
+
+/// Merge facts into the user's profile, in the seed's sections. Nothing an
+/// admin wrote is removed: a `- Language:` line is updated in place, other
+/// facts are added as bullets if not already there. The caller holds the
+/// user lock. Returns the profile as written.
+pub fn merge_facts_locked(
+    state: &State,
+    user: &UserId,
+    facts: &ProfileFacts,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<Document>> {
+    if facts.is_empty() {
+        return Ok(None);
+    }
+    let path = state.layout.profile_file(user);
+    let mut doc = match read_optional_text(&path)? {
+        Some(text) => Document::parse(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e}; fix the profile (claude-session session profile --edit) so facts can be merged",
+                path.display()
+            )
+        })?,
+        None => {
+            let name = facts.name.as_deref().unwrap_or(user.as_str());
+            skeleton_profile(user, name, state.channel.as_ref().map(|c| c.as_str()), now)
+        }
+    };
+    if let Some(name) = &facts.name
+        && doc
+            .get_str("display_name")
+            .is_none_or(|n| n == user.as_str())
+    {
+        doc.set("display_name", name.as_str());
+    }
+    let mut body = doc.body.clone();
+    for (label, value) in [
+        ("Name", &facts.name),
+        ("Language", &facts.language),
+        ("Timezone", &facts.timezone),
+    ] {
+        if let Some(value) = value {
+            body = set_labelled_bullet(&body, PREFERENCES, label, value);
+        }
+    }
+    for preference in &facts.preferences {
+        body = add_bullet(&body, PREFERENCES, preference);
+    }
+    for topic in &facts.topics {
+        body = add_bullet(&body, TOPICS, topic);
+    }
+    doc.body = body;
+    let mut tags = doc.get_str_list("tags");
+    for tag in &facts.tags {
+        let tag = tag.to_lowercase();
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    doc.set(
+        "tags",
+        Value::Sequence(tags.into_iter().map(Value::from).collect()),
+    );
+    doc.set("updated", format_ts(&now));
+    write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+    Ok(Some(doc))
+}
+
+/// The line range of a `## Heading` section's content (after the heading,
+/// up to the next `## ` heading), adding the section at the end if missing.
+fn section_range(body: &str, heading: &str) -> (String, usize, usize) {
+    let mut body = body.trim_end().to_owned();
+    let find = |b: &str| {
+        let mut offset = 0;
+        for line in b.split_inclusive('\n') {
+            if line.trim_end() == heading {
+                return Some(offset + line.len());
+            }
+            offset += line.len();
+        }
+        None
+    };
+    let start = match find(&body) {
+        Some(start) => start,
+        None => {
+            if !body.is_empty() {
+                body.push_str("\n\n");
+            }
+            body.push_str(heading);
+            body.push('\n');
+            body.len()
+        }
+    };
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    let start = start.min(body.len());
+    let end = body[start..]
+        .find("\n## ")
+        .map_or(body.len(), |i| start + i + 1);
+    (body, start, end)
+}
+
+fn set_labelled_bullet(body: &str, heading: &str, label: &str, value: &str) -> String {
+    let (body, start, end) = section_range(body, heading);
+    let prefix = format!("- {label}:");
+    let section = &body[start..end];
+    let new_line = format!("{prefix} {}", one_line(value));
+    let mut lines: Vec<String> = section.lines().map(str::to_owned).collect();
+    match lines
+        .iter()
+        .position(|l| l.to_lowercase().starts_with(&prefix.to_lowercase()))
+    {
+        Some(i) => lines[i] = new_line,
+        None => insert_bullet(&mut lines, new_line),
+    }
+    splice(&body, start, end, &lines)
+}
+
+fn add_bullet(body: &str, heading: &str, item: &str) -> String {
+    let (body, start, end) = section_range(body, heading);
+    let item = one_line(item);
+    let mut lines: Vec<String> = body[start..end].lines().map(str::to_owned).collect();
+    let known = lines.iter().any(|l| {
+        l.trim_start_matches(['-', '*', ' '])
+            .eq_ignore_ascii_case(&item)
+    });
+    if !known {
+        insert_bullet(&mut lines, format!("- {item}"));
+    }
+    splice(&body, start, end, &lines)
+}
+
+/// After the section's last non-blank line.
+fn insert_bullet(lines: &mut Vec<String>, bullet: String) {
+    let at = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    lines.insert(at, bullet);
+}
+
+fn splice(body: &str, start: usize, end: usize, lines: &[String]) -> String {
+    let mut section = lines.join("\n");
+    section = section.trim_end().to_owned();
+    section.push('\n');
+    if end < body.len() {
+        section.push('\n');
+    }
+    format!("{}{}{}", &body[..start], section, &body[end..])
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+// --- the index ---------------------------------------------------------------
+
+/// One entry of `ltm/index.json`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexEntry {
+    /// `user` or `topic`.
+    pub kind: String,
+    pub id: String,
+    /// Relative to `ltm/`, e.g. `users/U1.md`.
+    pub path: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Index {
+    pub version: u32,
+    pub entries: Vec<IndexEntry>,
+}
+
+impl IndexEntry {
+    pub fn for_user(user: &UserId, doc: &Document) -> Self {
+        Self {
+            kind: "user".into(),
+            id: user.to_string(),
+            path: format!("users/{user}.md"),
+            tags: doc.get_str_list("tags"),
+            title: doc.get_str("display_name").map(str::to_owned),
+            updated: doc.get_str("updated").map(str::to_owned),
+        }
+    }
+
+    pub fn for_topic(slug: &crate::layout::TopicSlug, doc: &Document) -> Self {
+        Self {
+            kind: "topic".into(),
+            id: slug.to_string(),
+            path: format!("topics/{slug}.md"),
+            tags: doc.get_str_list("tags"),
+            title: doc.get_str("title").map(str::to_owned),
+            updated: doc.get_str("updated").map(str::to_owned),
+        }
+    }
+}
+
+/// Read the index; an unreadable or foreign-shaped one is rebuilt from the
+/// files (it holds nothing the files do not).
+pub fn read_index(state: &State) -> anyhow::Result<Index> {
+    let path = state.layout.index_file();
+    match read_optional_text(&path)? {
+        None => Ok(Index {
+            version: 1,
+            entries: Vec::new(),
+        }),
+        Some(text) => match serde_json::from_str::<Index>(&text) {
+            Ok(index) => Ok(index),
+            Err(e) => {
+                crate::diag::warn(format!(
+                    "{}: not an index this version reads ({e}); rebuilding it from the files",
+                    path.display()
+                ));
+                build_index(state)
+            }
+        },
+    }
+}
+
+/// Scan profiles and topics into a fresh index.
+pub fn build_index(state: &State) -> anyhow::Result<Index> {
+    let mut entries = Vec::new();
+    for (dir, kind) in [
+        (state.layout.profiles_dir(), "user"),
+        (state.layout.topics_dir(), "topic"),
+    ] {
+        for name in markdown_names(&dir)? {
+            let path = dir.join(format!("{name}.md"));
+            let Some(text) = read_optional_text(&path)? else {
+                continue;
+            };
+            let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
+            let entry = if kind == "user" {
+                match UserId::new(&name) {
+                    Ok(user) => IndexEntry::for_user(&user, &doc),
+                    Err(_) => continue,
+                }
+            } else {
+                match crate::layout::TopicSlug::new(&name) {
+                    Ok(slug) => IndexEntry::for_topic(&slug, &doc),
+                    Err(_) => continue,
+                }
+            };
+            entries.push(entry);
+        }
+    }
+    Ok(Index {
+        version: 1,
+        entries,
+    })
+}
+
+/// Names (without `.md`) of the markdown files in a folder, sorted.
+pub fn markdown_names(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let mut names = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!("could not list {}", dir.display())));
+        }
+    };
+    for entry in entries {
+        let name = entry?.file_name();
+        if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".md"))
+            && !stem.starts_with('.')
+        {
+            names.push(stem.to_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Replace (or with `None`, remove) the entry at `path` in the index,
+/// under the index lock.
+pub fn update_index(state: &State, path: &str, entry: Option<IndexEntry>) -> anyhow::Result<()> {
+    let _lock = state.lock_index()?;
+    let mut index = read_index(state)?;
+    index.entries.retain(|e| e.path != path);
+    if let Some(entry) = entry {
+        index.entries.push(entry);
+        index.entries.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+    write_index_locked(state, &index)
+}
+
+pub fn write_index_locked(state: &State, index: &Index) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(index)?;
+    bytes.push(b'\n');
+    write_atomic(&state.layout.index_file(), &bytes, state.fsync())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labelled_bullets_update_in_place_and_admin_text_stays() {
+        let body =
+            "## Preferences\n- Language: English\n- Likes tea\n\n## Notes (admin)\nVIP customer.\n";
+        let body = set_labelled_bullet(body, PREFERENCES, "Language", "Traditional Chinese");
+        let body = set_labelled_bullet(&body, PREFERENCES, "Timezone", "UTC+8");
+        let body = add_bullet(&body, TOPICS, "TOEIC 860 preparation");
+        let body = add_bullet(&body, TOPICS, "toeic 860 preparation");
+        assert_eq!(
+            body,
+            "## Preferences\n- Language: Traditional Chinese\n- Likes tea\n- Timezone: UTC+8\n\n\
+             ## Notes (admin)\nVIP customer.\n\n## Ongoing Topics\n- TOEIC 860 preparation\n"
+        );
+    }
+
+    #[test]
+    fn facts_parse_leniently() {
+        let facts: ProfileFacts = serde_json::from_str(
+            r#"{"name": "Kevin", "language": null, "preferences": "short answers", "topics": null, "extra": 1}"#,
+        )
+        .unwrap();
+        assert_eq!(facts.name.as_deref(), Some("Kevin"));
+        assert_eq!(facts.preferences, vec!["short answers"]);
+        assert!(facts.topics.is_empty());
+    }
+}

@@ -4,4 +4,5 @@
 pub mod context;
 pub mod ltm;
 pub mod message;
+pub mod prompts;
 pub mod stm;

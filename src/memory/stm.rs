@@ -33,7 +33,7 @@ pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Mess
     let Some(file) = open_read(&path)? else {
         return Ok(Vec::new());
     };
-    let mut messages = Vec::with_capacity(n);
+    let mut messages = Vec::with_capacity(n.min(1024));
     for item in reverse_lines(file, &path)? {
         let (offset, line) = item?;
         if let Some(message) = parse_or_warn(&line, &path, offset) {

@@ -1,0 +1,488 @@
+//! `append`: logging messages, importing seed lines, message text rules,
+//! torn lines, locks, file modes, config handling and where the state dir is.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{TestEnv, mode_of, stderr_of, stdout_of, write_file};
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+const SEED_USER_LINE: &str =
+    r#"{"ts":"2026-03-23T03:28:32Z","role":"user","text":"hi","msgId":"123","channel":"slack"}"#;
+
+#[test]
+fn append_writes_one_seed_format_line() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args([
+            "append", "--user", "U1", "--msg-id", "m-1", "--source", "slack",
+        ])
+        .args(["--ts", "2026-03-23T03:28:32Z", "--", "hello", "world"])
+        .assert()
+        .success()
+        .stdout("");
+    let messages = env.messages("U1");
+    assert_eq!(messages.len(), 1);
+    let m = &messages[0];
+    assert_eq!(m["role"], "user");
+    assert_eq!(m["text"], "hello world", "arguments are joined by spaces");
+    assert_eq!(m["msgId"], "m-1");
+    assert_eq!(m["channel"], "slack");
+    let ts = m["ts"].as_str().expect("ts is a string");
+    assert!(
+        ts == "2026-03-23T03:28:32Z" || ts == "2026-03-23T03:28:32.000Z",
+        "ts is RFC 3339 UTC with Z: {ts}"
+    );
+    // Only the seed's camelCase keys; nothing snake_case or null.
+    let keys: Vec<&str> = m.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["ts", "role", "text", "msgId", "channel"], "{m}");
+}
+
+#[test]
+fn append_json_output_and_roles() {
+    let env = TestEnv::new();
+    let out = env
+        .cmd()
+        .args([
+            "--json",
+            "append",
+            "--user",
+            "U1",
+            "--role",
+            "assistant",
+            "--",
+            "Hello!",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let reply: Value = serde_json::from_str(stdout_of(&out).trim()).expect("--json prints JSON");
+    assert_eq!(reply["user"], "U1");
+    assert_eq!(reply["appended"], 1);
+    env.cmd()
+        .args(["append", "--user", "U1", "--role", "system", "--", "note"])
+        .assert()
+        .success();
+    env.cmd()
+        .args(["append", "--user", "U1", "--role", "bot", "--", "x"])
+        .assert()
+        .code(2);
+    let roles: Vec<Value> = env
+        .messages("U1")
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert_eq!(roles, [json!("assistant"), json!("system")]);
+}
+
+#[test]
+fn empty_text_is_refused() {
+    let env = TestEnv::new();
+    for text in ["", "   ", "\n"] {
+        env.cmd()
+            .args(["append", "--user", "U1", "--", text])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("empty"));
+    }
+    // No text and an empty stdin: nothing to log either.
+    env.cmd()
+        .args(["append", "--user", "U1"])
+        .write_stdin("")
+        .assert()
+        .code(2);
+    assert!(!env.messages_path("U1").exists());
+}
+
+#[test]
+fn text_from_stdin() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1"])
+        .write_stdin("line one\nline two\n")
+        .assert()
+        .success();
+    let messages = env.messages("U1");
+    assert_eq!(messages.len(), 1);
+    assert_eq!(
+        messages[0]["text"], "line one\nline two",
+        "the trailing newline of `echo` is not part of the message"
+    );
+}
+
+#[test]
+fn invalid_utf8_on_stdin_is_refused_and_nothing_written() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1"])
+        .write_stdin(b"caf\xe9 \xff\xfe".to_vec())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("UTF-8"));
+    assert!(!env.messages_path("U1").exists());
+    assert!(!env.stm_dir("U1").exists());
+}
+
+// --- imports ---------------------------------------------------------------
+
+#[test]
+fn jsonl_import_keeps_lines_byte_for_byte() {
+    let env = TestEnv::new();
+    // Odd key order, spaces, unknown fields: all must survive untouched.
+    let lines = [
+        SEED_USER_LINE,
+        r#"{"role":"assistant", "ts":"2026-03-23T03:28:33Z","text":"Hello!","msgId":"resp-1","channel":"slack","usage":{"input_tokens":12,"output_tokens":7,"cost_usd":0.0123},"foo":1}"#,
+    ];
+    let import = env.dir.path().join("import.jsonl");
+    let content = format!("{}\n{}\n", lines[0], lines[1]);
+    write_file(&import, content.as_bytes());
+    let out = env
+        .cmd()
+        .args(["--json", "append", "--user", "U1", "--jsonl"])
+        .arg(&import)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let reply: Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    assert_eq!(reply["appended"], 2);
+    assert_eq!(env.read_bytes("U1"), content.as_bytes());
+
+    // The unknown fields are also kept when the line is read back.
+    let out = env
+        .cmd()
+        .args(["--json", "context", "--user", "U1"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let context: Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    let last = &context["messages"][1];
+    assert_eq!(last["usage"]["output_tokens"], 7, "{context}");
+    assert_eq!(last["foo"], 1, "{context}");
+}
+
+#[test]
+fn jsonl_import_from_stdin() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--jsonl", "-"])
+        .write_stdin(format!("{SEED_USER_LINE}\n"))
+        .assert()
+        .success();
+    assert_eq!(env.read_lines("U1"), [SEED_USER_LINE]);
+}
+
+#[test]
+fn jsonl_import_with_one_bad_line_imports_nothing() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "already here"])
+        .assert()
+        .success();
+    let before = env.read_bytes("U1");
+    let import = env.dir.path().join("import.jsonl");
+    write_file(
+        &import,
+        format!(
+            "{SEED_USER_LINE}\n{}\n{SEED_USER_LINE}\n",
+            r#"{"ts":"yesterday","role":"user","text":"bad time"}"#
+        )
+        .as_bytes(),
+    );
+    env.cmd()
+        .args(["append", "--user", "U1", "--jsonl"])
+        .arg(&import)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 2"));
+    assert_eq!(env.read_bytes("U1"), before, "the log is unchanged");
+
+    // Not JSON at all, a wrong role, a missing text: each rejects the batch.
+    for bad in [
+        "not json",
+        r#"{"ts":"2026-03-23T03:28:32Z","role":"bot","text":"x"}"#,
+        r#"{"ts":"2026-03-23T03:28:32Z","role":"user"}"#,
+    ] {
+        write_file(&import, format!("{SEED_USER_LINE}\n{bad}\n").as_bytes());
+        env.cmd()
+            .args(["append", "--user", "U2", "--jsonl"])
+            .arg(&import)
+            .assert()
+            .code(2);
+        assert!(!env.messages_path("U2").exists(), "{bad}");
+    }
+}
+
+// --- torn lines ------------------------------------------------------------
+
+#[test]
+fn torn_last_line_is_skipped_kept_and_never_glued() {
+    let env = TestEnv::new();
+    let torn = r#"{"ts":"2026"#;
+    let original = format!("{SEED_USER_LINE}\n{torn}");
+    env.write_messages_raw("U1", original.as_bytes());
+
+    let out = env
+        .cmd()
+        .args(["context", "--user", "U1"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(
+        stdout_of(&out).contains("[2026-03-23 03:28] User: hi"),
+        "{}",
+        stdout_of(&out)
+    );
+    assert!(
+        stderr_of(&out).contains("warning"),
+        "a skipped line is warned about: {}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        env.read_bytes("U1"),
+        original.as_bytes(),
+        "reading changes nothing"
+    );
+
+    env.cmd()
+        .args([
+            "append",
+            "--user",
+            "U1",
+            "--msg-id",
+            "after",
+            "--",
+            "after the tear",
+        ])
+        .assert()
+        .success();
+    let lines = env.read_lines("U1");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0], SEED_USER_LINE);
+    assert_eq!(
+        lines[1], torn,
+        "the fragment stays on disk, on its own line"
+    );
+    let new: Value = serde_json::from_str(&lines[2]).expect("the new record parses alone");
+    assert_eq!(new["text"], "after the tear");
+    assert!(env.read_bytes("U1").ends_with(b"\n"));
+
+    // Both real messages are read; the fragment in the middle is skipped.
+    env.cmd()
+        .args(["context", "--user", "U1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("User: hi"))
+        .stdout(predicate::str::contains("User: after the tear"))
+        .stderr(predicate::str::contains("warning"));
+}
+
+// --- locks -----------------------------------------------------------------
+
+/// A `flock(1)` holding a lock file in its own process group; the whole
+/// group (flock and its `sleep`, which inherits the lock) is killed on drop.
+struct LockHolder {
+    child: Child,
+}
+
+impl LockHolder {
+    fn hold(path: &std::path::Path) -> Self {
+        use std::os::unix::process::CommandExt as _;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut child = Command::new("flock")
+            .arg(path)
+            .args(["sh", "-c", "echo locked; exec sleep 30"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("run flock(1)");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "locked", "flock got the lock");
+        Self { child }
+    }
+
+    fn release(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Drop for LockHolder {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[test]
+fn held_user_lock_times_out_with_exit_4_then_append_succeeds_after_release() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"durability":{"lockTimeoutMs":300}}"#);
+    let mut holder = LockHolder::hold(&env.user_lock_path("U1"));
+
+    let started = Instant::now();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "blocked"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("lock"));
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(300),
+        "gave up early: {waited:?}"
+    );
+    assert!(
+        waited < Duration::from_secs(5),
+        "waited too long: {waited:?}"
+    );
+    assert!(
+        env.read_lines("U1").is_empty(),
+        "nothing written without the lock"
+    );
+
+    // Another user is not blocked by U1's lock.
+    env.cmd()
+        .args(["append", "--user", "U2", "--", "free"])
+        .assert()
+        .success();
+
+    holder.release();
+    let started = Instant::now();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "now free"])
+        .assert()
+        .success();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(env.messages("U1")[0]["text"], "now free");
+}
+
+// --- file modes ------------------------------------------------------------
+
+#[test]
+fn created_files_are_0600_and_folders_0700() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "private"])
+        .assert()
+        .success();
+    assert_eq!(mode_of(&env.messages_path("U1")), 0o600, "messages.jsonl");
+    assert_eq!(mode_of(&env.stm_dir("U1")), 0o700, "stm/U1");
+    assert_eq!(mode_of(&env.sessions_dir().join("stm")), 0o700, "stm");
+    assert_eq!(mode_of(&env.sessions_dir()), 0o700, "sessions");
+    assert_eq!(mode_of(&env.user_lock_path("U1")), 0o600, "the lock file");
+}
+
+// --- config ----------------------------------------------------------------
+
+#[test]
+fn malformed_config_is_refused_with_line_and_column() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {,}}"#);
+    for args in [
+        &["append", "--user", "U1", "--", "hi"][..],
+        &["context", "--user", "U1"][..],
+    ] {
+        let out = env.cmd().args(args).assert().code(2).get_output().clone();
+        let stderr = stderr_of(&out);
+        let at = stderr
+            .find("config.json:1:")
+            .unwrap_or_else(|| panic!("no file:line: in {stderr}"));
+        let column = &stderr[at + "config.json:1:".len()..];
+        assert!(
+            column.starts_with(|c: char| c.is_ascii_digit()),
+            "a column follows the line: {stderr}"
+        );
+    }
+    assert!(
+        !env.messages_path("U1").exists(),
+        "no fall-back to defaults"
+    );
+}
+
+#[test]
+fn wrong_type_in_config_names_the_key() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindow": "ten"}}"#);
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("stm.contextWindow"));
+    assert!(!env.messages_path("U1").exists());
+}
+
+#[test]
+fn unknown_config_key_warns_but_works() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindw": 5}, "durability": {"fsync": false}}"#);
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning").and(predicate::str::contains("contextWindw")));
+    assert_eq!(env.messages("U1").len(), 1);
+}
+
+// --- where the state dir is ------------------------------------------------
+
+#[test]
+fn neither_state_dir_nor_channel_is_a_usage_error_naming_both() {
+    let env = TestEnv::new();
+    env.cmd_without_state_dir()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--state-dir").and(predicate::str::contains("--channel")));
+    // Nothing was created in the current directory.
+    assert!(!env.dir.path().join(".claude").exists());
+}
+
+#[test]
+fn channel_uses_dot_claude_channels_name_in_the_current_dir() {
+    let env = TestEnv::new();
+    let cwd = env.dir.path().join("broker");
+    std::fs::create_dir_all(&cwd).unwrap();
+    env.cmd_without_state_dir()
+        .current_dir(&cwd)
+        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    let log = cwd.join(".claude/channels/slack/sessions/stm/U1/messages.jsonl");
+    let text = std::fs::read_to_string(&log).expect("the log is under ./.claude/channels/slack");
+    let line: Value = serde_json::from_str(text.trim_end()).unwrap();
+    assert_eq!(line["text"], "hi");
+    assert_eq!(
+        line["channel"], "slack",
+        "--channel is recorded as the source"
+    );
+    assert!(!env.state_dir().exists());
+
+    env.cmd_without_state_dir()
+        .current_dir(&cwd)
+        .args(["--channel", "slack", "context", "--user", "U1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("User: hi"));
+
+    // A channel name is a path component too.
+    env.cmd_without_state_dir()
+        .current_dir(&cwd)
+        .args(["--channel", "../evil", "append", "--user", "U1", "--", "hi"])
+        .assert()
+        .code(2);
+    assert!(!cwd.join(".claude/evil").exists());
+}
