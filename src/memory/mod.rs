@@ -2,6 +2,7 @@
 //! compaction and profiles work. Uses `store` for the bytes on disk.
 
 pub mod context;
+pub mod ledger;
 pub mod ltm;
 pub mod message;
 pub mod prompts;

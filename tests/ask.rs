@@ -1,0 +1,665 @@
+//! `ask`: what claude is given (system prompt, stdin, argv), what is logged
+//! around the call, and how timeouts, failures and a missing claude end.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{TestEnv, fake_claude, stderr_of, stdout_of};
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+/// `ask` with the fake claude, given explicitly.
+fn ask(env: &TestEnv) -> assert_cmd::Command {
+    let mut cmd = env.cmd();
+    cmd.arg("ask").arg("--claude-bin").arg(fake_claude());
+    cmd
+}
+
+/// The value following `flag` in an argv.
+fn value_after<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
+    argv.iter()
+        .position(|a| a == flag)
+        .and_then(|i| argv.get(i + 1))
+        .map(String::as_str)
+}
+
+/// What `ls -l` showed for the system prompt file of call `n`.
+fn recorded_prompt_mode(env: &TestEnv, n: usize) -> String {
+    let path = env
+        .claude_log()
+        .join(format!("call-{n}"))
+        .join("system-prompt-mode");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+        .trim()
+        .to_owned()
+}
+
+/// The roles of the user's log, in order.
+fn roles(env: &TestEnv, user: &str) -> Vec<String> {
+    env.messages(user)
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
+
+/// The profile file of a user.
+fn profile_path(env: &TestEnv, user: &str) -> PathBuf {
+    env.sessions_dir()
+        .join("ltm")
+        .join("users")
+        .join(format!("{user}.md"))
+}
+
+/// The YAML frontmatter of a markdown file.
+fn frontmatter(path: &Path) -> serde_yaml::Mapping {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let rest = text
+        .strip_prefix("---\n")
+        .unwrap_or_else(|| panic!("{} starts with ---: {text:?}", path.display()));
+    let end = rest
+        .find("\n---")
+        .unwrap_or_else(|| panic!("{} closes its frontmatter: {text:?}", path.display()));
+    serde_yaml::from_str(&rest[..end])
+        .unwrap_or_else(|e| panic!("frontmatter of {} is YAML ({e}): {text:?}", path.display()))
+}
+
+fn yaml_str<'a>(map: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(serde_yaml::Value::as_str)
+}
+
+/// Dead means gone or a zombie: PID 1 of the sandbox does not reap, so a
+/// killed process can stay `Z`, and `kill -0` would still find it.
+fn is_dead(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => {
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next());
+            state == Some("Z") || state == Some("X")
+        }
+    }
+}
+
+/// The binary with the sealed environment of [`TestEnv::cmd`], as a plain
+/// `std::process::Command`, for spawning several at once.
+fn spawnable_ask(env: &TestEnv) -> Command {
+    let mut cmd = Command::new(common::binary());
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.home())
+        .env("LANG", "C.UTF-8")
+        .env("FAKE_CLAUDE_LOG", env.claude_log())
+        .current_dir(env.dir.path())
+        .arg("--state-dir")
+        .arg(env.state_dir())
+        .arg("ask")
+        .arg("--claude-bin")
+        .arg(fake_claude())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+#[test]
+fn system_prompt_holds_earlier_turns_and_not_the_current_message() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--system-prompt", "You are Base."])
+        .args(["--", "alpha first message"])
+        .assert()
+        .success()
+        .stdout("fake reply to: alpha first message\n");
+    ask(&env)
+        .args(["--user", "U1", "--system-prompt", "You are Base."])
+        .args(["--", "bravo current message"])
+        .assert()
+        .success()
+        .stdout("fake reply to: bravo current message\n");
+    assert_eq!(env.claude_calls(), 2);
+
+    let call = env.claude_call(2);
+    assert_eq!(
+        call.stdin, "bravo current message",
+        "the current message is the prompt on stdin, exactly"
+    );
+    let prompt = &call.system_prompt;
+    assert!(
+        prompt.starts_with("You are Base.\n\n## Recent conversation context:\n"),
+        "base prompt, then the seed's heading: {prompt:?}"
+    );
+    assert!(
+        prompt.contains("User: alpha first message"),
+        "the earlier user turn is in the context: {prompt:?}"
+    );
+    assert!(
+        prompt.contains("Assistant: fake reply to: alpha first message"),
+        "the earlier reply is in the context: {prompt:?}"
+    );
+    assert!(
+        !prompt.contains("bravo"),
+        "the current message is not sent twice (prompt and context): {prompt:?}"
+    );
+
+    // Replace mode: --system-prompt-file, a private file removed afterwards.
+    let argv = &call.argv;
+    let file = value_after(argv, "--system-prompt-file")
+        .unwrap_or_else(|| panic!("--system-prompt-file in argv: {argv:?}"));
+    assert!(!argv.iter().any(|a| a == "--append-system-prompt-file"));
+    assert_eq!(recorded_prompt_mode(&env, 2), "-rw-------");
+    assert!(
+        !Path::new(file).exists(),
+        "the system prompt file {file} is removed once ask returns"
+    );
+    // The first call had no context yet: only the base prompt.
+    assert_eq!(env.claude_call(1).system_prompt, "You are Base.");
+}
+
+#[test]
+fn append_system_prompt_uses_the_append_file() {
+    let env = TestEnv::new();
+    for text in ["first words", "second words"] {
+        ask(&env)
+            .args(["--user", "U1", "--append-system-prompt", "Extra rules."])
+            .args(["--", text])
+            .assert()
+            .success();
+    }
+    assert_eq!(env.claude_calls(), 2);
+    let call = env.claude_call(2);
+    let file = value_after(&call.argv, "--append-system-prompt-file")
+        .unwrap_or_else(|| panic!("--append-system-prompt-file in argv: {:?}", call.argv));
+    assert!(
+        !call.argv.iter().any(|a| a == "--system-prompt-file"),
+        "append mode keeps claude's own prompt: {:?}",
+        call.argv
+    );
+    assert!(
+        call.system_prompt
+            .starts_with("Extra rules.\n\n## Recent conversation context:\n"),
+        "{:?}",
+        call.system_prompt
+    );
+    assert!(call.system_prompt.contains("User: first words"));
+    assert!(!call.system_prompt.contains("second words"));
+    assert_eq!(call.stdin, "second words");
+    assert_eq!(recorded_prompt_mode(&env, 2), "-rw-------");
+    assert!(!Path::new(file).exists(), "{file} is removed");
+}
+
+#[test]
+fn argv_prefix_model_and_claude_args_in_order() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--model", "M", "--system-prompt", "base"])
+        .args(["--claude-arg", "--allowedTools", "--claude-arg", "Read"])
+        .args(["--claude-arg", "--foo=bar", "--", "hi"])
+        .assert()
+        .success();
+    let argv = env.claude_call(1).argv;
+    assert_eq!(
+        argv[..4],
+        ["-p", "--output-format", "json", "--no-session-persistence"],
+        "{argv:?}"
+    );
+    assert_eq!(value_after(&argv, "--model"), Some("M"), "{argv:?}");
+    assert!(
+        argv.ends_with(&["--allowedTools".into(), "Read".into(), "--foo=bar".into()]),
+        "--claude-arg values come last, in order: {argv:?}"
+    );
+    // Nothing else: prefix, the prompt file, the model, the pass-through.
+    assert_eq!(argv.len(), 4 + 2 + 2 + 3, "{argv:?}");
+    assert_eq!(argv[4], "--system-prompt-file", "{argv:?}");
+}
+
+#[test]
+fn no_base_prompt_and_no_context_means_no_prompt_file() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    assert_eq!(
+        env.claude_call(1).argv,
+        ["-p", "--output-format", "json", "--no-session-persistence"]
+    );
+}
+
+#[test]
+fn a_300_kb_message_goes_through_stdin_whole() {
+    let env = TestEnv::new();
+    let mut text = String::new();
+    let mut n = 0;
+    while text.len() < 300 * 1024 {
+        n += 1;
+        text.push_str(&format!(
+            "line {n:05}: \"quotes\", back\\slash, tab\tand ünïcödé —\n"
+        ));
+    }
+    let text = text.trim_end().to_owned();
+    ask(&env)
+        .args(["--user", "U1"])
+        .env("FAKE_CLAUDE_REPLY", "got it")
+        .write_stdin(text.clone())
+        .assert()
+        .success()
+        .stdout("got it\n");
+    let call = env.claude_call(1);
+    assert_eq!(call.stdin.len(), text.len());
+    assert!(call.stdin == text, "the fake got the message exactly");
+    let messages = env.messages("U1");
+    assert_eq!(messages.len(), 2);
+    assert!(messages[0]["text"] == text.as_str(), "logged exactly");
+    assert_eq!(messages[1]["text"], "got it");
+
+    // The next ask still works with the long line in its context.
+    ask(&env)
+        .args(["--user", "U1", "--", "and now?"])
+        .assert()
+        .success();
+    assert_eq!(env.claude_call(2).stdin, "and now?");
+    assert_eq!(env.messages("U1").len(), 4);
+}
+
+#[test]
+fn message_on_stdin() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1"])
+        .write_stdin("from stdin\nsecond line\n")
+        .assert()
+        .success()
+        .stdout("fake reply to: from stdin\nsecond line\n");
+    assert_eq!(env.claude_call(1).stdin, "from stdin\nsecond line");
+    let messages = env.messages("U1");
+    assert_eq!(messages[0]["text"], "from stdin\nsecond line");
+    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+}
+
+#[test]
+fn timeout_kills_claude_and_what_it_started() {
+    let env = TestEnv::new();
+    let started = Instant::now();
+    let out = ask(&env)
+        .args(["--user", "U1", "--timeout", "1", "--system-prompt", "base"])
+        .args(["--", "slow one"])
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .env("FAKE_CLAUDE_GRANDCHILD", "1")
+        .timeout(Duration::from_secs(40))
+        .output()
+        .expect("run ask");
+    let elapsed = started.elapsed();
+
+    let pid_file = env.claude_log().join("grandchild.pid");
+    let grandchild: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap_or_else(|e| panic!("read {}: {e}", pid_file.display()))
+        .trim()
+        .parse()
+        .expect("a pid");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !is_dead(grandchild) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let grandchild_dead = is_dead(grandchild);
+    if !grandchild_dead {
+        // Do not leave a 600 s sleep behind a failed test.
+        // SAFETY: kill(2) on a pid this test's fake claude started.
+        unsafe {
+            libc::kill(grandchild, libc::SIGKILL);
+        }
+    }
+
+    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+    assert!(
+        elapsed < Duration::from_secs(6),
+        "a 1 s timeout ends within 6 s, took {elapsed:?}"
+    );
+    assert!(
+        grandchild_dead,
+        "the grandchild {grandchild} of claude was killed too"
+    );
+    assert!(stderr_of(&out).contains("timeout") || stderr_of(&out).contains("within"));
+    assert_eq!(stdout_of(&out), "");
+    assert_eq!(roles(&env, "U1"), ["user"], "user line kept, no reply");
+    assert_eq!(env.messages("U1")[0]["text"], "slow one");
+    let argv = env.claude_call(1).argv;
+    let file = value_after(&argv, "--system-prompt-file").expect("a prompt file");
+    assert!(
+        !Path::new(file).exists(),
+        "{file} is removed after a timeout"
+    );
+}
+
+#[test]
+fn claude_exiting_non_zero_is_exit_6_and_keeps_the_user_line() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--system-prompt", "base", "--", "hi"])
+        .env("FAKE_CLAUDE_EXIT", "3")
+        .env("FAKE_CLAUDE_STDERR", "boom")
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains("boom"));
+    assert_eq!(env.claude_calls(), 1);
+    assert_eq!(roles(&env, "U1"), ["user"]);
+    assert_eq!(env.messages("U1")[0]["text"], "hi");
+    let argv = env.claude_call(1).argv;
+    let file = value_after(&argv, "--system-prompt-file").expect("a prompt file");
+    assert!(
+        !Path::new(file).exists(),
+        "{file} is removed after a failure"
+    );
+}
+
+#[test]
+fn claude_error_envelope_is_exit_6_and_keeps_the_user_line() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--", "hi"])
+        .env("FAKE_CLAUDE_IS_ERROR", "1")
+        .env("FAKE_CLAUDE_REPLY", "rate limited")
+        .assert()
+        .code(6)
+        .stdout("")
+        .stderr(predicate::str::contains("rate limited"));
+    assert_eq!(env.claude_calls(), 1);
+    assert_eq!(roles(&env, "U1"), ["user"]);
+}
+
+#[test]
+fn claude_bin_that_does_not_exist_is_exit_5_and_logs_nothing() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args([
+            "ask",
+            "--user",
+            "U1",
+            "--claude-bin",
+            "/nonexistent",
+            "--",
+            "hi",
+        ])
+        .assert()
+        .code(5)
+        .stdout("")
+        .stderr(predicate::str::contains("--claude-bin"));
+    assert!(!env.messages_path("U1").exists(), "nothing logged");
+    assert_eq!(env.claude_calls(), 0);
+}
+
+#[test]
+fn no_claude_on_path_is_exit_5_and_logs_nothing() {
+    let env = TestEnv::new();
+    let empty_bin = env.dir.path().join("empty-bin");
+    std::fs::create_dir_all(&empty_bin).unwrap();
+    env.cmd()
+        .env("PATH", &empty_bin)
+        .args(["ask", "--user", "U1", "--", "hi"])
+        .assert()
+        .code(5)
+        .stdout("")
+        .stderr(predicate::str::contains("--claude-bin"));
+    assert!(!env.messages_path("U1").exists(), "nothing logged");
+    assert_eq!(env.claude_calls(), 0);
+}
+
+/// A `--claude-bin` that exists but cannot be run is "claude not found"
+/// (exit 5), like a missing one, and should log nothing either: bad input
+/// fails before anything is logged.
+#[test]
+fn claude_bin_that_is_not_executable_is_exit_5_and_logs_nothing() {
+    let env = TestEnv::new();
+    let not_executable = env.dir.path().join("claude-not-executable");
+    std::fs::write(&not_executable, "#!/bin/sh\necho hi\n").unwrap();
+    env.cmd()
+        .args(["ask", "--user", "U1", "--claude-bin"])
+        .arg(&not_executable)
+        .args(["--", "hi"])
+        .assert()
+        .code(5)
+        .stderr(predicate::str::contains("--claude-bin"));
+    assert_eq!(
+        env.read_lines("U1"),
+        Vec::<String>::new(),
+        "an unusable --claude-bin logs nothing, like a missing one"
+    );
+}
+
+#[test]
+fn plain_text_output_is_the_reply() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--", "hi"])
+        .env("FAKE_CLAUDE_FORMAT", "text")
+        .env("FAKE_CLAUDE_REPLY", "just plain words")
+        .assert()
+        .success()
+        .stdout("just plain words\n");
+    let messages = env.messages("U1");
+    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(messages[1]["text"], "just plain words");
+    assert!(messages[1].get("costUsd").is_none(), "{}", messages[1]);
+}
+
+#[test]
+fn usage_cost_and_reply_to_land_on_the_assistant_line() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--msg-id", "m-7", "--", "hi"])
+        .env("FAKE_CLAUDE_COST", "0.5")
+        .assert()
+        .success();
+    let messages = env.messages("U1");
+    assert_eq!(messages.len(), 2);
+    let reply = &messages[1];
+    assert_eq!(reply["role"], "assistant");
+    assert_eq!(reply["text"], "fake reply to: hi");
+    assert_eq!(reply["replyTo"], "m-7");
+    assert_eq!(reply["costUsd"], json!(0.5));
+    assert_eq!(reply["usage"]["input_tokens"], 12);
+    assert_eq!(reply["usage"]["output_tokens"], 7);
+    // The user line carries no reply fields.
+    assert!(messages[0].get("costUsd").is_none());
+    assert!(messages[0].get("replyTo").is_none());
+}
+
+#[test]
+fn json_output_has_reply_user_usage_cost_and_compacted() {
+    let env = TestEnv::new();
+    let out = ask(&env)
+        .args(["--json", "--user", "U1", "--", "hi"])
+        .env("FAKE_CLAUDE_COST", "0.5")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: Value = serde_json::from_str(stdout_of(&out).trim()).expect("--json prints JSON");
+    assert_eq!(v["reply"], "fake reply to: hi");
+    assert_eq!(v["user"], "U1");
+    assert_eq!(v["usage"]["input_tokens"], 12);
+    assert_eq!(v["costUsd"], json!(0.5));
+    assert_eq!(v["compacted"], json!(false));
+
+    // --output-format json is the same as --json.
+    let out = ask(&env)
+        .args(["--output-format", "json", "--user", "U1", "--", "again"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: Value = serde_json::from_str(stdout_of(&out).trim()).expect("JSON");
+    assert_eq!(v["reply"], "fake reply to: again");
+}
+
+#[test]
+fn chat_commands_make_no_call_and_log_nothing() {
+    let env = TestEnv::new();
+    for text in ["/session help", "/memory help"] {
+        ask(&env)
+            .args(["--user", "U1", "--", text])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("/session"));
+    }
+    let out = ask(&env)
+        .args(["--json", "--user", "U1", "--", "/session help"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: Value = serde_json::from_str(stdout_of(&out).trim()).expect("JSON");
+    assert_eq!(v["user"], "U1");
+    assert!(v["reply"].as_str().unwrap_or_default().contains("/session"));
+    assert_eq!(env.claude_calls(), 0, "no LLM call for an in-chat command");
+    assert!(!env.messages_path("U1").exists(), "nothing logged");
+}
+
+#[test]
+fn display_name_makes_the_profile_once() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--display-name", "Kevin", "--", "hi"])
+        .assert()
+        .success();
+    let path = profile_path(&env, "U1");
+    let fm = frontmatter(&path);
+    assert_eq!(yaml_str(&fm, "user_id"), Some("U1"), "{fm:?}");
+    assert_eq!(yaml_str(&fm, "display_name"), Some("Kevin"), "{fm:?}");
+    let before = std::fs::read(&path).unwrap();
+
+    ask(&env)
+        .args([
+            "--user",
+            "U1",
+            "--display-name",
+            "Someone Else",
+            "--",
+            "again",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "an existing profile is not overwritten"
+    );
+    assert_eq!(yaml_str(&frontmatter(&path), "display_name"), Some("Kevin"));
+}
+
+#[test]
+fn display_name_profile_keeps_numeric_ids_as_strings() {
+    // Telegram group ids are negative numbers; YAML must not turn them
+    // (or an all-digit name) into numbers.
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "-100123", "--display-name", "007", "--", "hi"])
+        .assert()
+        .success();
+    let fm = frontmatter(&profile_path(&env, "-100123"));
+    assert_eq!(yaml_str(&fm, "user_id"), Some("-100123"), "{fm:?}");
+    assert_eq!(yaml_str(&fm, "display_name"), Some("007"), "{fm:?}");
+}
+
+#[test]
+fn attachments_are_listed_in_the_prompt_and_logged() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--attach", "/tmp/a.png:photo"])
+        .args(["--attach", "/tmp/b.pdf", "--", "look at these"])
+        .assert()
+        .success();
+    let stdin = env.claude_call(1).stdin;
+    assert!(stdin.starts_with("look at these\n"), "{stdin:?}");
+    let heading = stdin
+        .find("Attached files (use Read tool to view):")
+        .unwrap_or_else(|| panic!("the attachment heading: {stdin:?}"));
+    let a = stdin.find("/tmp/a.png").expect("a.png listed");
+    let b = stdin.find("/tmp/b.pdf").expect("b.pdf listed");
+    assert!(heading < a && a < b, "{stdin:?}");
+
+    let user = &env.messages("U1")[0];
+    assert_eq!(user["text"], "look at these", "the listing is not logged");
+    assert_eq!(
+        user["attachments"],
+        json!([
+            {"type": "image", "path": "/tmp/a.png", "name": "photo"},
+            {"type": "file", "path": "/tmp/b.pdf"}
+        ])
+    );
+}
+
+#[test]
+fn msg_id_thread_and_group_are_stored() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--msg-id", "1711.1", "--thread", "T-9"])
+        .args(["--group", "G-4", "--", "hi"])
+        .assert()
+        .success();
+    let messages = env.messages("U1");
+    let user = &messages[0];
+    assert_eq!(user["role"], "user");
+    assert_eq!(user["msgId"], "1711.1");
+    assert_eq!(user["threadId"], "T-9");
+    assert_eq!(user["groupId"], "G-4");
+    let reply = &messages[1];
+    assert_eq!(reply["replyTo"], "1711.1");
+    assert_eq!(reply["threadId"], "T-9");
+    assert_eq!(reply["groupId"], "G-4");
+}
+
+#[test]
+fn two_concurrent_asks_of_one_user_both_succeed() {
+    let env = TestEnv::new();
+    let children: Vec<_> = ["c-1", "c-2"]
+        .iter()
+        .map(|id| {
+            spawnable_ask(&env)
+                .args([
+                    "--user",
+                    "U1",
+                    "--msg-id",
+                    id,
+                    "--",
+                    &format!("question {id}"),
+                ])
+                .env("FAKE_CLAUDE_SLEEP", "1")
+                .spawn()
+                .expect("spawn ask")
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait for ask"))
+        .collect();
+    for (id, out) in ["c-1", "c-2"].iter().zip(&outputs) {
+        assert!(out.status.success(), "{id}: {}", stderr_of(out));
+        assert_eq!(stdout_of(out), format!("fake reply to: question {id}\n"));
+    }
+    assert_eq!(env.claude_calls(), 2);
+
+    let messages = env.messages("U1");
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    for id in ["c-1", "c-2"] {
+        let asked = messages
+            .iter()
+            .position(|m| m["role"] == "user" && m["msgId"] == id)
+            .unwrap_or_else(|| panic!("user line {id}: {messages:?}"));
+        let answered = messages
+            .iter()
+            .position(|m| m["role"] == "assistant" && m["replyTo"] == id)
+            .unwrap_or_else(|| panic!("reply to {id}: {messages:?}"));
+        assert!(asked < answered, "{id} is asked before answered");
+        assert_eq!(
+            messages[answered]["text"],
+            format!("fake reply to: question {id}")
+        );
+    }
+}
