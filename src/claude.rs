@@ -67,13 +67,19 @@ pub fn find(claude_bin: Option<&Path>) -> anyhow::Result<PathBuf> {
             Err(not_found("--claude-bin (or CLAUDE_BIN) is empty".into()))
         }
         Some(path) if path.components().count() > 1 => {
-            if path.is_file() {
-                Ok(path.to_owned())
-            } else {
-                Err(not_found(format!(
+            use std::os::unix::fs::PermissionsExt as _;
+            match std::fs::metadata(path) {
+                Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => {
+                    Ok(path.to_owned())
+                }
+                Ok(_) => Err(not_found(format!(
+                    "claude program {} is not an executable file",
+                    path.display()
+                ))),
+                Err(_) => Err(not_found(format!(
                     "claude program {} does not exist",
                     path.display()
-                )))
+                ))),
             }
         }
         Some(name) => which::which(name)

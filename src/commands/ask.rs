@@ -10,10 +10,13 @@ use anyhow::Context as _;
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::claude::SystemPromptMode;
+use crate::claude::{Claude, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
 use crate::commands::input::{build_message, message_text};
 use crate::commands::{Output, chat, claude_runner, print_json, print_text};
+use crate::config::CompactionMode;
+use crate::layout::UserId;
+use crate::memory::compaction;
 use crate::memory::context;
 use crate::memory::ltm;
 use crate::memory::message::{Message, Role};
@@ -44,8 +47,16 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
 
     let parts = {
         let _lock = state.lock_user(user)?;
-        if let Some(name) = &args.display_name {
-            ltm::ensure_profile_locked(state, user, name, message.channel.as_deref(), message.ts)?;
+        if let Some(name) = &args.display_name
+            && ltm::ensure_profile_locked(
+                state,
+                user,
+                name,
+                message.channel.as_deref(),
+                message.ts,
+            )?
+        {
+            ltm::index_profile(state, user)?;
         }
         let parts = context::gather(state, user, state.config.context_window())?;
         stm::append_locked(state, user, std::slice::from_ref(&message))?;
@@ -78,17 +89,77 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
         stm::append_locked(state, user, std::slice::from_ref(&answer))?;
     }
 
+    let compact_due = !args.no_compact
+        && state.config.compacting.enabled
+        && compaction::may_need(state, user, false).unwrap_or(false);
     if json {
         print_json(&json!({
             "reply": reply.text,
             "user": user.as_str(),
             "usage": reply.usage,
             "costUsd": reply.cost_usd,
-            "compacted": false,
-        }))
+            "compacted": compact_due,
+        }))?;
     } else {
-        print_text(&reply.text)
+        print_text(&reply.text)?;
     }
+
+    // The reply is out; the broker can send it while we tidy up.
+    if compact_due {
+        let result = match state.config.compacting.mode {
+            CompactionMode::Inline => compaction::compact_user(
+                state,
+                user,
+                &|| Ok(claude.clone()),
+                compaction::Options::default(),
+            )
+            .map(|_| ()),
+            CompactionMode::Background => spawn_background_compaction(state, user, &claude),
+        };
+        // The answer was delivered: a failed compaction is retried by the
+        // next ask or by maintain, not reported as a failed ask.
+        if let Err(e) = result {
+            crate::diag::warn(format!(
+                "compaction of {user} after the reply failed: {e:#}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Start `claude-session compact --user U` detached, in its own process
+/// group, so the broker is not held up and does not kill it.
+fn spawn_background_compaction(
+    state: &State,
+    user: &UserId,
+    claude: &Claude,
+) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt as _;
+    let exe = std::env::current_exe().context("could not find this program to start compaction")?;
+    let mut command = std::process::Command::new(exe);
+    command
+        .arg("--state-dir")
+        .arg(state.layout.state_dir())
+        .arg("-q");
+    if let Some(channel) = &state.channel {
+        command.arg("--channel").arg(channel.as_str());
+    }
+    command
+        .args(["compact", "--user", user.as_str(), "--claude-bin"])
+        .arg(&claude.program)
+        .arg("--timeout")
+        .arg(claude.timeout.as_secs().to_string());
+    if let Some(model) = &claude.model {
+        command.arg("--model").arg(model);
+    }
+    command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .context("could not start a background compaction")?;
+    Ok(())
 }
 
 /// The base prompt and how it reaches claude. `--append-system-prompt`

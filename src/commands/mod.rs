@@ -4,6 +4,7 @@
 pub mod append;
 pub mod ask;
 pub mod chat;
+pub mod compact;
 pub mod context;
 pub mod input;
 
@@ -30,7 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Append(args) => append::run(&state()?, args, output),
         Command::Context(args) => context::run(&state()?, args, output),
         Command::Ask(args) => ask::run(&state()?, args, output),
-        Command::Compact(_) => not_yet("compact"),
+        Command::Compact(args) => compact::run(&state()?, args, output),
         Command::Maintain(_) => not_yet("maintain"),
         Command::Session(_) => not_yet("session"),
     }

@@ -385,6 +385,18 @@ pub fn update_index(state: &State, path: &str, entry: Option<IndexEntry>) -> any
     write_index_locked(state, &index)
 }
 
+/// Refresh the index entry of one user's profile from its file.
+pub fn index_profile(state: &State, user: &UserId) -> anyhow::Result<()> {
+    let path = state.layout.profile_file(user);
+    let entry = read_optional_text(&path)?.map(|text| {
+        IndexEntry::for_user(
+            user,
+            &crate::memory::stm::parse_document_or_warn(&text, &path),
+        )
+    });
+    update_index(state, &format!("users/{user}.md"), entry)
+}
+
 pub fn write_index_locked(state: &State, index: &Index) -> anyhow::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(index)?;
     bytes.push(b'\n');

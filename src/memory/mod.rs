@@ -1,6 +1,7 @@
 //! The rules of memory: what a message is, what the context holds, how
 //! compaction and profiles work. Uses `store` for the bytes on disk.
 
+pub mod compaction;
 pub mod context;
 pub mod ledger;
 pub mod ltm;

@@ -94,3 +94,33 @@ pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
         }
     })
 }
+
+/// Every user with an STM folder, sorted. Folders whose names are not
+/// valid ids (left by hand or by another tool) are skipped.
+pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
+    list_user_dirs(&state.layout.stm_root())
+}
+
+/// Valid user ids among the folder names in `dir`, sorted.
+pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
+    use anyhow::Context as _;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not list {}", dir.display()));
+        }
+    };
+    let mut users = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("could not list {}", dir.display()))?;
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        if let Some(user) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok()) {
+            users.push(user);
+        }
+    }
+    users.sort();
+    Ok(users)
+}

@@ -1,0 +1,139 @@
+//! `compact`: fold old messages of one user, or every user over the
+//! threshold, into their summaries now.
+
+use serde_json::json;
+
+use crate::cli::CompactArgs;
+use crate::commands::{Output, claude_runner, print_json, print_text};
+use crate::error::exit_code_of;
+use crate::layout::UserId;
+use crate::memory::compaction::{self, Options, Outcome};
+use crate::memory::stm;
+use crate::state::State;
+
+pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<()> {
+    let options = Options {
+        force: args.force,
+        dry_run: args.dry_run,
+    };
+    let make_claude = || claude_runner(state, &args.claude);
+
+    if let Some(user) = &args.user {
+        let outcome = compaction::compact_user(state, user, &make_claude, options)?;
+        return if output.json {
+            print_json(&json!({"user": user.as_str(), "outcome": outcome}))
+        } else {
+            print_text(&describe(user, &outcome, state))
+        };
+    }
+
+    let mut results: Vec<(UserId, Outcome)> = Vec::new();
+    let mut errors: Vec<(UserId, anyhow::Error)> = Vec::new();
+    let mut under_threshold = 0;
+    for user in stm::users(state)? {
+        // The scan: most users are under the threshold; skip them unlocked.
+        match compaction::may_need(state, &user, args.force) {
+            Ok(false) => {
+                under_threshold += 1;
+                continue;
+            }
+            Ok(true) => {}
+            Err(e) => {
+                errors.push((user, e));
+                continue;
+            }
+        }
+        match compaction::compact_user(state, &user, &make_claude, options) {
+            Ok(Outcome::NotNeeded { .. }) => under_threshold += 1,
+            Ok(outcome) => results.push((user, outcome)),
+            Err(e) => {
+                crate::diag::warn(format!("{user}: {e:#}"));
+                errors.push((user, e));
+            }
+        }
+    }
+
+    let calls: u32 = results
+        .iter()
+        .map(|(_, o)| match o {
+            Outcome::Compacted { calls, .. } => *calls,
+            _ => 0,
+        })
+        .sum();
+    let cost: f64 = results
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Outcome::Compacted { cost_usd, .. } => *cost_usd,
+            _ => None,
+        })
+        .sum();
+    if output.json {
+        let users: Vec<_> = results
+            .iter()
+            .map(|(user, outcome)| json!({"user": user.as_str(), "outcome": outcome}))
+            .collect();
+        let failed: Vec<_> = errors
+            .iter()
+            .map(|(user, e)| json!({"user": user.as_str(), "error": format!("{e:#}")}))
+            .collect();
+        print_json(&json!({
+            "users": users,
+            "underThreshold": under_threshold,
+            "calls": calls,
+            "costUsd": cost,
+            "errors": failed,
+        }))?;
+    } else {
+        let mut lines: Vec<String> = results
+            .iter()
+            .map(|(user, outcome)| describe(user, outcome, state))
+            .collect();
+        lines.push(format!(
+            "{} user(s) acted on, {under_threshold} under the threshold, {calls} claude call(s) \
+             (${cost:.4}), {} error(s)",
+            results.len(),
+            errors.len()
+        ));
+        print_text(&lines.join("\n"))?;
+    }
+    match errors.into_iter().next() {
+        Some((user, e)) => {
+            let code = exit_code_of(&e);
+            Err(crate::error::failure(
+                code,
+                format!("compaction of {user} failed: {e:#}"),
+            ))
+        }
+        None => Ok(()),
+    }
+}
+
+fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
+    match outcome {
+        Outcome::NotNeeded { messages } => format!(
+            "{user}: {messages} message(s), not over the threshold of {}; nothing to compact",
+            state.config.threshold()
+        ),
+        Outcome::Busy => format!("{user}: another compaction of this user is running; left to it"),
+        Outcome::WouldCompact {
+            messages,
+            compact,
+            keep,
+        } => format!(
+            "{user}: would compact {compact} of {messages} message(s) into the summary and keep {keep}"
+        ),
+        Outcome::Compacted {
+            compacted,
+            kept,
+            calls,
+            cost_usd,
+        } => format!(
+            "{user}: compacted {compacted} message(s) into the summary, {kept} kept \
+             ({calls} claude call(s){})",
+            cost_usd.map_or(String::new(), |c| format!(", ${c:.4}"))
+        ),
+        Outcome::Changed => format!(
+            "{user}: the log changed during compaction (cleared or expired); nothing written"
+        ),
+    }
+}

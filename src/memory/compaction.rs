@@ -1,0 +1,558 @@
+//! Compaction: fold the older messages of a user into the rolling summary,
+//! archive their raw lines, keep the newest `stm.contextWindow` raw.
+//!
+//! The protocol (DESIGN §5):
+//! 1. Under the user lock: finish any compaction a killed process left
+//!    (its journal), then plan: which prefix of `messages.jsonl` goes.
+//! 2. Without any user lock: one claude call summarises the prefix, with
+//!    the previous summary, and extracts durable profile facts.
+//! 3. Under the user lock again: if the file still starts with exactly the
+//!    planned prefix, write a journal of what follows, then append the
+//!    prefix to the gzip archives, write the summary, rewrite the log
+//!    without the prefix (keeping every line appended meanwhile), and
+//!    remove the journal.
+//!
+//! A process killed anywhere in step 3 leaves the journal; the next
+//! compaction of that user (or expiry, or clear) replays it, skipping what
+//! was done. So every message is always in STM or the archive, and never
+//! archived twice. A separate compaction lock, held across the LLM call,
+//! makes a second concurrent compaction of the same user return at once.
+
+use std::io::{BufRead as _, BufReader};
+use std::os::unix::fs::FileExt as _;
+
+use anyhow::Context as _;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::claude::{Claude, Reply, SystemPromptMode};
+use crate::diag;
+use crate::layout::UserId;
+use crate::memory::context::format_message;
+use crate::memory::ledger;
+use crate::memory::ltm::{self, IndexEntry, ProfileFacts};
+use crate::memory::message::{Message, format_ts};
+use crate::memory::prompts;
+use crate::memory::stm;
+use crate::state::State;
+use crate::store::archive;
+use crate::store::atomic::write_atomic;
+use crate::store::frontmatter::Document;
+use crate::store::fs::{open_read, read_optional, read_optional_text, remove_if_exists};
+use crate::store::lock::FileLock;
+
+/// At most this many bytes of raw lines go into one summarising call; a
+/// longer backlog (an import, a disabled compactor) takes several rounds.
+const CHUNK_BYTES: u64 = 256 * 1024;
+
+/// A guard against a loop that never converges.
+const MAX_ROUNDS: u32 = 10_000;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Compact anything beyond the context window, even under threshold.
+    pub force: bool,
+    /// Plan only: no call, no change.
+    pub dry_run: bool,
+}
+
+/// What one user's compaction did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Outcome {
+    /// Under the threshold (or, forced, within the window).
+    #[serde(rename_all = "camelCase")]
+    NotNeeded { messages: usize },
+    /// Another process is compacting this user right now.
+    Busy,
+    /// `--dry-run`: what would happen.
+    #[serde(rename_all = "camelCase")]
+    WouldCompact {
+        messages: usize,
+        compact: usize,
+        keep: usize,
+    },
+    #[serde(rename_all = "camelCase")]
+    Compacted {
+        compacted: usize,
+        kept: usize,
+        calls: u32,
+        cost_usd: Option<f64>,
+    },
+    /// The log changed under us (cleared or expired meanwhile): nothing
+    /// was written.
+    Changed,
+}
+
+/// Cheap check without lock or parsing: more lines than the threshold?
+/// (Lines, not valid messages: a false "yes" only costs a locked plan.)
+pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<bool> {
+    let limit = if force {
+        state.config.context_window()
+    } else {
+        state.config.threshold()
+    };
+    let path = state.layout.messages_file(user);
+    let Some(file) = open_read(&path)? else {
+        return Ok(false);
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut lines = 0usize;
+    loop {
+        let buf = reader
+            .fill_buf()
+            .with_context(|| format!("could not read {}", path.display()))?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        lines += buf.iter().filter(|&&b| b == b'\n').count();
+        if lines > limit {
+            return Ok(true);
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+/// Compact one user until under the threshold. `claude` is asked for only
+/// when a call is due, so a scan that finds nothing to do needs no claude.
+pub fn compact_user(
+    state: &State,
+    user: &UserId,
+    claude: &dyn Fn() -> anyhow::Result<Claude>,
+    options: Options,
+) -> anyhow::Result<Outcome> {
+    let Some(_compacting) = FileLock::try_acquire(&state.layout.compaction_lock_file(user))? else {
+        return Ok(Outcome::Busy);
+    };
+    let mut compacted = 0;
+    let mut calls = 0;
+    let mut cost: Option<f64> = None;
+    let mut kept = 0;
+    let mut runner: Option<Claude> = None;
+    for _ in 0..MAX_ROUNDS {
+        let plan = {
+            let _lock = state.lock_user(user)?;
+            recover_locked(state, user)?;
+            plan_locked(state, user, options.force)?
+        };
+        let plan = match plan {
+            Planned::Nothing { messages } if calls == 0 => {
+                return Ok(Outcome::NotNeeded { messages });
+            }
+            Planned::Nothing { .. } => break,
+            Planned::Compact(plan) => plan,
+        };
+        if options.dry_run {
+            return Ok(Outcome::WouldCompact {
+                messages: plan.total,
+                compact: plan.messages.len(),
+                keep: plan.total - plan.messages.len(),
+            });
+        }
+        if runner.is_none() {
+            runner = Some(claude()?);
+        }
+        let claude = runner.as_ref().expect("set above");
+        let now = Utc::now();
+        let (answer, reply) = summarise(state, claude, &plan)?;
+        calls += 1;
+        if let Some(c) = reply.cost_usd {
+            *cost.get_or_insert(0.0) += c;
+        }
+        if let Err(e) = ledger::record(state, "compact", user, &reply, now) {
+            diag::warn(format!("could not record the cost of a compaction: {e:#}"));
+        }
+
+        let profile = {
+            let _lock = state.lock_user(user)?;
+            if !prefix_unchanged(state, user, &plan.prefix)? {
+                return Ok(Outcome::Changed);
+            }
+            let summary = next_summary(&plan, &answer.summary, reply.cost_usd, user, now);
+            let journal = Journal::new(state, user, &plan, summary.render())?;
+            write_journal(state, user, &journal)?;
+            apply_journal_locked(state, user, &journal)?;
+            match (&answer.facts, state.config.ltm.auto_profile) {
+                (Some(facts), true) => ltm::merge_facts_locked(state, user, facts, now)?,
+                _ => None,
+            }
+        };
+        if let Some(doc) = profile {
+            let entry = IndexEntry::for_user(user, &doc);
+            ltm::update_index(state, &entry.path.clone(), Some(entry))?;
+        }
+        compacted += plan.messages.len();
+        kept = plan.total - plan.messages.len();
+    }
+    Ok(Outcome::Compacted {
+        compacted,
+        kept,
+        calls,
+        cost_usd: cost,
+    })
+}
+
+// --- planning ----------------------------------------------------------------
+
+enum Planned {
+    Nothing { messages: usize },
+    Compact(Plan),
+}
+
+struct Plan {
+    /// The exact bytes at the start of the log that will leave it.
+    prefix: Vec<u8>,
+    /// Non-blank lines of the prefix with the day whose archive takes them.
+    lines: Vec<(NaiveDate, std::ops::Range<usize>)>,
+    /// The valid messages among them, for the prompt.
+    messages: Vec<Message>,
+    /// Valid messages in the whole log.
+    total: usize,
+    previous: Option<Document>,
+}
+
+/// Decide what leaves the log. The caller holds the user lock.
+fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Planned> {
+    let path = state.layout.messages_file(user);
+    let Some(file) = open_read(&path)? else {
+        return Ok(Planned::Nothing { messages: 0 });
+    };
+    // Start offsets (and ends, after the newline) of every valid line.
+    let mut valid: Vec<(u64, u64)> = Vec::new();
+    let mut reader = BufReader::new(&file);
+    let mut offset = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("could not read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        let complete = line.last() == Some(&b'\n');
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        // Unreadable lines are not counted; the warning comes when they are
+        // archived (or read for context).
+        if complete && Message::parse(body).is_ok() {
+            valid.push((offset, offset + n as u64));
+        }
+        offset += n as u64;
+    }
+    let total = valid.len();
+    let window = state.config.context_window();
+    let limit = if force {
+        window
+    } else {
+        state.config.threshold()
+    };
+    if total <= limit || total <= window {
+        return Ok(Planned::Nothing { messages: total });
+    }
+    let leaving = total - window;
+    // The prefix ends where the first kept message starts (or, with a
+    // window of 0, after the last valid line), cut to a chunk.
+    let window_start = if window == 0 {
+        valid[total - 1].1
+    } else {
+        valid[leaving].0
+    };
+    let prefix_end = valid[1..leaving]
+        .iter()
+        .map(|&(start, _)| start)
+        .find(|&start| start >= CHUNK_BYTES)
+        .unwrap_or(window_start);
+
+    let mut prefix = vec![0u8; prefix_end as usize];
+    file.read_exact_at(&mut prefix, 0)
+        .with_context(|| format!("could not read {}", path.display()))?;
+    let today = Utc::now().date_naive();
+    let mut lines = Vec::new();
+    let mut messages = Vec::new();
+    let mut unreadable = Vec::new();
+    let mut start = 0;
+    for raw in prefix.split_inclusive(|&b| b == b'\n') {
+        let range = start..start + raw.len() - 1;
+        start += raw.len();
+        let body = &prefix[range.clone()];
+        if body.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match Message::parse(body) {
+            Ok(message) => {
+                let day = message.ts.date_naive();
+                // Unreadable lines before this one go to its day.
+                for index in unreadable.drain(..) {
+                    lines.push((day, index));
+                }
+                lines.push((day, range));
+                messages.push(message);
+            }
+            Err(why) => {
+                diag::warn(format!(
+                    "{} byte {}: an unreadable line ({why}) is moved to the archive as it is",
+                    path.display(),
+                    range.start
+                ));
+                unreadable.push(range);
+            }
+        }
+    }
+    let last_day = lines.last().map_or(today, |(day, _)| *day);
+    lines.extend(unreadable.into_iter().map(|range| (last_day, range)));
+    Ok(Planned::Compact(Plan {
+        prefix,
+        lines,
+        messages,
+        total,
+        previous: stm::summary(state, user)?,
+    }))
+}
+
+fn prefix_unchanged(state: &State, user: &UserId, prefix: &[u8]) -> anyhow::Result<bool> {
+    let Some(file) = open_read(&state.layout.messages_file(user))? else {
+        return Ok(false);
+    };
+    let mut now = vec![0u8; prefix.len()];
+    Ok(file.read_exact_at(&mut now, 0).is_ok() && now == prefix)
+}
+
+// --- the LLM call ------------------------------------------------------------
+
+/// The structured answer of a compaction call.
+#[derive(Debug, Default, Deserialize)]
+struct Answer {
+    summary: String,
+    #[serde(default)]
+    facts: Option<ProfileFacts>,
+}
+
+fn summarise(state: &State, claude: &Claude, plan: &Plan) -> anyhow::Result<(Answer, Reply)> {
+    let auto_profile = state.config.ltm.auto_profile;
+    let mut system = state
+        .config
+        .compacting
+        .summary_prompt
+        .clone()
+        .unwrap_or_else(|| prompts::SUMMARY_INSTRUCTIONS.to_owned());
+    if auto_profile {
+        system.push_str("\n\n");
+        system.push_str(
+            state
+                .config
+                .ltm
+                .profile_prompt
+                .as_deref()
+                .unwrap_or(prompts::PROFILE_INSTRUCTIONS),
+        );
+    }
+    system.push_str("\n\n");
+    system.push_str(if auto_profile {
+        prompts::ANSWER_WITH_FACTS
+    } else {
+        prompts::ANSWER_SUMMARY_ONLY
+    });
+
+    let previous = plan
+        .previous
+        .as_ref()
+        .map(|doc| doc.body.trim())
+        .filter(|body| !body.is_empty())
+        .unwrap_or("(none yet)");
+    let mut prompt = format!("Summary so far:\n{previous}\n\nOlder messages to fold in:\n");
+    for message in &plan.messages {
+        prompt.push_str(&format_message(message));
+        prompt.push('\n');
+    }
+    let reply = claude.call(Some((SystemPromptMode::Replace, system)), &prompt)?;
+    let answer = parse_answer(&reply.text);
+    Ok((answer, reply))
+}
+
+/// The JSON object in the reply (fenced or not); a reply that is not one
+/// is taken as the summary itself, with no facts.
+fn parse_answer(text: &str) -> Answer {
+    let json = match (text.find('{'), text.rfind('}')) {
+        (Some(start), Some(end)) if start < end => &text[start..=end],
+        _ => "",
+    };
+    match serde_json::from_str::<Answer>(json) {
+        Ok(answer) if !answer.summary.trim().is_empty() => answer,
+        _ => {
+            diag::info("the compaction reply was not the JSON asked for; using it as the summary");
+            Answer {
+                summary: text.trim().to_owned(),
+                facts: None,
+            }
+        }
+    }
+}
+
+fn next_summary(
+    plan: &Plan,
+    body: &str,
+    cost: Option<f64>,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> Document {
+    let mut doc = plan.previous.clone().unwrap_or_default();
+    let before = doc.get_u64("messages_compacted").unwrap_or(0);
+    let total_cost = doc
+        .front
+        .get("total_cost_usd")
+        .and_then(serde_yaml::Value::as_f64)
+        .unwrap_or(0.0);
+    doc.set("user_id", user.as_str());
+    doc.set("last_compacted", format_ts(&now));
+    doc.set("messages_compacted", before + plan.messages.len() as u64);
+    if let Some(cost) = cost {
+        doc.set("last_cost_usd", cost);
+        doc.set("total_cost_usd", total_cost + cost);
+    }
+    doc.body = body.trim().to_owned();
+    doc
+}
+
+// --- the journal -------------------------------------------------------------
+
+/// Everything step 3 will write, so a replay needs no LLM and no guess.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Journal {
+    prefix_len: usize,
+    prefix_crc: u32,
+    /// The whole new `summary.md`.
+    summary: String,
+    archives: Vec<ArchiveStep>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ArchiveStep {
+    day: NaiveDate,
+    /// The archive's size before this compaction: bigger means done.
+    size_before: u64,
+    /// Byte ranges of the lines, within the prefix.
+    lines: Vec<(usize, usize)>,
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = flate2::Crc::new();
+    crc.update(bytes);
+    crc.sum()
+}
+
+impl Journal {
+    fn new(state: &State, user: &UserId, plan: &Plan, summary: String) -> anyhow::Result<Self> {
+        let mut archives: Vec<ArchiveStep> = Vec::new();
+        for (day, range) in &plan.lines {
+            let step = match archives.iter_mut().find(|s| s.day == *day) {
+                Some(step) => step,
+                None => {
+                    let path = state.layout.archive_file(user, *day);
+                    let size_before = match std::fs::metadata(&path) {
+                        Ok(meta) => meta.len(),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+                        Err(e) => {
+                            return Err(e)
+                                .with_context(|| format!("could not stat {}", path.display()));
+                        }
+                    };
+                    archives.push(ArchiveStep {
+                        day: *day,
+                        size_before,
+                        lines: Vec::new(),
+                    });
+                    archives.last_mut().expect("just pushed")
+                }
+            };
+            step.lines.push((range.start, range.end));
+        }
+        Ok(Self {
+            prefix_len: plan.prefix.len(),
+            prefix_crc: crc32(&plan.prefix),
+            summary,
+            archives,
+        })
+    }
+}
+
+fn write_journal(state: &State, user: &UserId, journal: &Journal) -> anyhow::Result<()> {
+    let bytes = serde_json::to_vec(journal)?;
+    write_atomic(
+        &state.layout.compaction_journal_file(user),
+        &bytes,
+        state.fsync(),
+    )
+}
+
+/// Finish a compaction a killed process left half done. The caller holds
+/// the user lock; every writer of a user's STM or archive calls this first.
+pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
+    let path = state.layout.compaction_journal_file(user);
+    let Some(text) = read_optional_text(&path)? else {
+        return Ok(());
+    };
+    match serde_json::from_str::<Journal>(&text) {
+        Ok(journal) => {
+            diag::info(format!("finishing an interrupted compaction of {user}"));
+            apply_journal_locked(state, user, &journal)
+        }
+        Err(e) => {
+            diag::warn(format!(
+                "{}: unreadable compaction journal ({e}); removed",
+                path.display()
+            ));
+            remove_if_exists(&path).map(|_| ())
+        }
+    }
+}
+
+/// Carry out a journal; each step is skipped when already done. The log
+/// must still start with the journal's prefix, else the last step was
+/// done and only the journal is left to remove.
+fn apply_journal_locked(state: &State, user: &UserId, journal: &Journal) -> anyhow::Result<()> {
+    let messages_path = state.layout.messages_file(user);
+    let log = read_optional(&messages_path)?.unwrap_or_default();
+    let prefix = log.get(..journal.prefix_len);
+    if let Some(prefix) = prefix.filter(|p| crc32(p) == journal.prefix_crc) {
+        for step in &journal.archives {
+            let archive_path = state.layout.archive_file(user, step.day);
+            let size = std::fs::metadata(&archive_path).map_or(0, |m| m.len());
+            if size > step.size_before {
+                continue; // written before the kill
+            }
+            let lines: Vec<&[u8]> = step
+                .lines
+                .iter()
+                .map(|&(start, end)| &prefix[start..end])
+                .collect();
+            archive::append_member(&archive_path, &lines, state.fsync())?;
+        }
+        write_atomic(
+            &state.layout.summary_file(user),
+            journal.summary.as_bytes(),
+            state.fsync(),
+        )?;
+        write_atomic(&messages_path, &log[journal.prefix_len..], state.fsync())?;
+    }
+    remove_if_exists(&state.layout.compaction_journal_file(user))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_parse_fenced_or_plain() {
+        let a =
+            parse_answer("```json\n{\"summary\": \"S\", \"facts\": {\"name\": \"Kevin\"}}\n```");
+        assert_eq!(a.summary, "S");
+        assert_eq!(a.facts.unwrap().name.as_deref(), Some("Kevin"));
+        let b = parse_answer("They talked about tea.");
+        assert_eq!(b.summary, "They talked about tea.");
+        assert!(b.facts.is_none());
+    }
+}
