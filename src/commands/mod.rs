@@ -7,6 +7,8 @@ pub mod chat;
 pub mod compact;
 pub mod context;
 pub mod input;
+pub mod maintain;
+pub mod progress;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,7 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(args) => context::run(&state()?, args, output),
         Command::Ask(args) => ask::run(&state()?, args, output),
         Command::Compact(args) => compact::run(&state()?, args, output),
-        Command::Maintain(_) => not_yet("maintain"),
+        Command::Maintain(args) => maintain::run(&state()?, args, output),
         Command::Session(_) => not_yet("session"),
     }
 }

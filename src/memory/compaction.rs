@@ -170,7 +170,13 @@ pub fn compact_user(
                 return Ok(Outcome::Changed);
             }
             let summary = next_summary(&plan, &answer.summary, reply.cost_usd, user, now);
-            let journal = Journal::new(state, user, &plan, summary.render())?;
+            let journal = Journal::new(
+                state,
+                user,
+                &plan.prefix,
+                &plan.lines,
+                Some(summary.render()),
+            )?;
             write_journal(state, user, &journal)?;
             apply_journal_locked(state, user, &journal)?;
             match (&answer.facts, state.config.ltm.auto_profile) {
@@ -267,13 +273,30 @@ fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Plan
     let mut prefix = vec![0u8; prefix_end as usize];
     file.read_exact_at(&mut prefix, 0)
         .with_context(|| format!("could not read {}", path.display()))?;
-    let today = Utc::now().date_naive();
+    let (lines, messages) = archive_days(&prefix, &path);
+    Ok(Planned::Compact(Plan {
+        prefix,
+        lines,
+        messages,
+        total,
+        previous: stm::summary(state, user)?,
+    }))
+}
+
+/// Each non-blank line of `prefix` with the day whose archive takes it
+/// (its message's UTC date; an unreadable line goes with its neighbours),
+/// and the valid messages among them.
+fn archive_days(
+    prefix: &[u8],
+    path: &std::path::Path,
+) -> (Vec<(NaiveDate, std::ops::Range<usize>)>, Vec<Message>) {
     let mut lines = Vec::new();
     let mut messages = Vec::new();
     let mut unreadable = Vec::new();
     let mut start = 0;
     for raw in prefix.split_inclusive(|&b| b == b'\n') {
-        let range = start..start + raw.len() - 1;
+        let end = start + raw.len() - usize::from(raw.ends_with(b"\n"));
+        let range = start..end;
         start += raw.len();
         let body = &prefix[range.clone()];
         if body.iter().all(u8::is_ascii_whitespace) {
@@ -299,15 +322,28 @@ fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Plan
             }
         }
     }
-    let last_day = lines.last().map_or(today, |(day, _)| *day);
+    let last_day = lines
+        .last()
+        .map_or_else(|| Utc::now().date_naive(), |(day, _)| *day);
     lines.extend(unreadable.into_iter().map(|range| (last_day, range)));
-    Ok(Planned::Compact(Plan {
-        prefix,
-        lines,
-        messages,
-        total,
-        previous: stm::summary(state, user)?,
-    }))
+    (lines, messages)
+}
+
+/// Move the whole log into the archive and remove it (STM expiry). The
+/// caller holds the user lock. Journalled like a compaction, so a kill
+/// never archives a line twice. Returns the number of messages moved.
+pub fn archive_whole_log_locked(state: &State, user: &UserId) -> anyhow::Result<usize> {
+    recover_locked(state, user)?;
+    let path = state.layout.messages_file(user);
+    let Some(log) = read_optional(&path)? else {
+        return Ok(0);
+    };
+    let (lines, messages) = archive_days(&log, &path);
+    let journal = Journal::new(state, user, &log, &lines, None)?;
+    write_journal(state, user, &journal)?;
+    apply_journal_locked(state, user, &journal)?;
+    remove_if_exists(&path)?;
+    Ok(messages.len())
 }
 
 fn prefix_unchanged(state: &State, user: &UserId, prefix: &[u8]) -> anyhow::Result<bool> {
@@ -422,8 +458,8 @@ fn next_summary(
 struct Journal {
     prefix_len: usize,
     prefix_crc: u32,
-    /// The whole new `summary.md`.
-    summary: String,
+    /// The whole new `summary.md` (none for expiry).
+    summary: Option<String>,
     archives: Vec<ArchiveStep>,
 }
 
@@ -444,9 +480,15 @@ fn crc32(bytes: &[u8]) -> u32 {
 }
 
 impl Journal {
-    fn new(state: &State, user: &UserId, plan: &Plan, summary: String) -> anyhow::Result<Self> {
+    fn new(
+        state: &State,
+        user: &UserId,
+        prefix: &[u8],
+        lines: &[(NaiveDate, std::ops::Range<usize>)],
+        summary: Option<String>,
+    ) -> anyhow::Result<Self> {
         let mut archives: Vec<ArchiveStep> = Vec::new();
-        for (day, range) in &plan.lines {
+        for (day, range) in lines {
             let step = match archives.iter_mut().find(|s| s.day == *day) {
                 Some(step) => step,
                 None => {
@@ -470,8 +512,8 @@ impl Journal {
             step.lines.push((range.start, range.end));
         }
         Ok(Self {
-            prefix_len: plan.prefix.len(),
-            prefix_crc: crc32(&plan.prefix),
+            prefix_len: prefix.len(),
+            prefix_crc: crc32(prefix),
             summary,
             archives,
         })
@@ -530,11 +572,13 @@ fn apply_journal_locked(state: &State, user: &UserId, journal: &Journal) -> anyh
                 .collect();
             archive::append_member(&archive_path, &lines, state.fsync())?;
         }
-        write_atomic(
-            &state.layout.summary_file(user),
-            journal.summary.as_bytes(),
-            state.fsync(),
-        )?;
+        if let Some(summary) = &journal.summary {
+            write_atomic(
+                &state.layout.summary_file(user),
+                summary.as_bytes(),
+                state.fsync(),
+            )?;
+        }
         write_atomic(&messages_path, &log[journal.prefix_len..], state.fsync())?;
     }
     remove_if_exists(&state.layout.compaction_journal_file(user))?;

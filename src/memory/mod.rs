@@ -3,8 +3,11 @@
 
 pub mod compaction;
 pub mod context;
+pub mod expiry;
+pub mod housekeeping;
 pub mod ledger;
 pub mod ltm;
 pub mod message;
 pub mod prompts;
 pub mod stm;
+pub mod summaries;

@@ -27,14 +27,21 @@ pub fn append_member(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Resul
     if lines.is_empty() {
         return Ok(());
     }
-    let mut bytes = read_optional(path)?.unwrap_or_default();
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for line in lines {
-        encoder.write_all(line)?;
-        encoder.write_all(b"\n")?;
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
     }
-    bytes.extend_from_slice(&encoder.finish()?);
-    write_atomic(path, &bytes, fsync)
+    append_bytes_member(path, &bytes, fsync)
+}
+
+/// Add raw bytes (a rotated log) to a gzip file as one new member.
+pub fn append_bytes_member(path: &Path, bytes: &[u8], fsync: bool) -> anyhow::Result<()> {
+    let mut all = read_optional(path)?.unwrap_or_default();
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder.write_all(bytes)?;
+    all.extend_from_slice(&encoder.finish()?);
+    write_atomic(path, &all, fsync)
         .with_context(|| format!("could not write archive {}", path.display()))
 }
 

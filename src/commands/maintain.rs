@@ -1,0 +1,513 @@
+//! `maintain`: one pass of every scheduled task, made for cron.
+//!
+//! Idempotent (a second run the same day finds nothing to do), catches up
+//! on what missed runs left, one pass at a time (a second concurrent run
+//! says so and exits 0), and a failure in one user or task is reported
+//! while the pass goes on.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::claude::{Claude, Reply};
+use crate::cli::MaintainArgs;
+use crate::commands::progress::Progress;
+use crate::commands::{Output, claude_runner, print_json, print_text};
+use crate::error::{Exit, failure, usage};
+use crate::layout::UserId;
+use crate::memory::compaction::{self, Outcome};
+use crate::memory::message::{format_ts, parse_ts};
+use crate::memory::summaries::{self, Week};
+use crate::memory::{expiry, housekeeping, stm};
+use crate::state::State;
+use crate::store::lock::FileLock;
+
+/// Every task, in the order a pass runs them.
+pub const TASKS: [&str; 6] = [
+    "stm-expiry",
+    "log-rotation",
+    "compact",
+    "daily",
+    "weekly",
+    "prune",
+];
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskReport {
+    task: &'static str,
+    /// Things done (or, with --dry-run, that would be done).
+    done: usize,
+    /// LLM work left for the next run by --max-llm-calls.
+    left_for_next_run: usize,
+    /// Why the task did nothing, when it was not due.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    actions: Vec<String>,
+    errors: Vec<String>,
+}
+
+impl TaskReport {
+    fn new(task: &'static str) -> Self {
+        Self {
+            task,
+            ..Self::default()
+        }
+    }
+}
+
+/// The LLM side of a pass: claude found once, calls capped and counted.
+struct Llm<'a> {
+    state: &'a State,
+    args: &'a MaintainArgs,
+    claude: OnceLock<Claude>,
+    calls: AtomicU32,
+    cost: Mutex<f64>,
+}
+
+impl Llm<'_> {
+    fn claude(&self) -> anyhow::Result<Claude> {
+        if let Some(claude) = self.claude.get() {
+            return Ok(claude.clone());
+        }
+        let claude = claude_runner(self.state, &self.args.claude)?;
+        Ok(self.claude.get_or_init(|| claude).clone())
+    }
+
+    /// Reserve one call under --max-llm-calls; false when the cap is hit.
+    fn reserve(&self) -> bool {
+        let max = self.args.max_llm_calls.unwrap_or(u32::MAX);
+        self.calls
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    fn paid(&self, cost: Option<f64>) {
+        if let Some(cost) = cost {
+            *self.cost.lock().expect("cost lock") += cost;
+        }
+    }
+}
+
+pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result<()> {
+    for task in &args.only {
+        if !TASKS.contains(&task.as_str()) {
+            return Err(usage(format!(
+                "--only: unknown task `{task}`; the tasks are {}",
+                TASKS.join(", ")
+            )));
+        }
+    }
+    let now = match &args.now {
+        Some(text) => parse_ts(text).map_err(|e| usage(format!("--now: {e}")))?,
+        None => Utc::now(),
+    };
+    let Some(_pass) = FileLock::try_acquire(&state.layout.maintain_lock_file())? else {
+        let message = "another maintain run is in progress; this one did nothing";
+        return if output.json {
+            print_json(&json!({"busy": true, "message": message}))
+        } else {
+            print_text(message)
+        };
+    };
+
+    let llm = Llm {
+        state,
+        args,
+        claude: OnceLock::new(),
+        calls: AtomicU32::new(0),
+        cost: Mutex::new(0.0),
+    };
+    let selected = |task: &str| args.only.is_empty() || args.only.iter().any(|t| t == task);
+    let mut reports = Vec::new();
+    for task in TASKS.into_iter().filter(|t| selected(t)) {
+        let mut report = TaskReport::new(task);
+        let result = match task {
+            "stm-expiry" => stm_expiry(state, args, now, &mut report),
+            "log-rotation" => log_rotation(state, args, now, &mut report),
+            "compact" => compact(state, args, &llm, &mut report),
+            "daily" => daily(state, args, now, &llm, &mut report),
+            "weekly" => weekly(state, args, now, &llm, &mut report),
+            "prune" => prune(state, args, &mut report),
+            _ => unreachable!("tasks are validated above"),
+        };
+        if let Err(e) = result {
+            report.errors.push(format!("{e:#}"));
+        }
+        reports.push(report);
+    }
+
+    let calls = llm.calls.load(Ordering::SeqCst);
+    let cost = *llm.cost.lock().expect("cost lock");
+    let left: usize = reports.iter().map(|r| r.left_for_next_run).sum();
+    let errors: usize = reports.iter().map(|r| r.errors.len()).sum();
+    if output.json {
+        print_json(&json!({
+            "now": format_ts(&now),
+            "dryRun": args.dry_run,
+            "tasks": reports,
+            "llmCalls": calls,
+            "costUsd": cost,
+            "leftForNextRun": left,
+            "errors": errors,
+        }))?;
+    } else {
+        print_text(&render_report(
+            &reports,
+            now,
+            args.dry_run,
+            calls,
+            cost,
+            left,
+            errors,
+        ))?;
+    }
+    if errors > 0 {
+        return Err(failure(
+            Exit::State,
+            format!("maintain finished with {errors} error(s); see the report above"),
+        ));
+    }
+    Ok(())
+}
+
+fn render_report(
+    reports: &[TaskReport],
+    now: DateTime<Utc>,
+    dry_run: bool,
+    calls: u32,
+    cost: f64,
+    left: usize,
+    errors: usize,
+) -> String {
+    let mut out = format!(
+        "maintain {}at {}\n",
+        if dry_run { "(dry run) " } else { "" },
+        format_ts(&now)
+    );
+    for report in reports {
+        let mut line = format!(
+            "  {:<13}{:>5} {}",
+            report.task,
+            report.done,
+            if dry_run { "to do" } else { "done" }
+        );
+        if report.left_for_next_run > 0 {
+            line.push_str(&format!(
+                ", {} left for the next run",
+                report.left_for_next_run
+            ));
+        }
+        if !report.errors.is_empty() {
+            line.push_str(&format!(", {} error(s)", report.errors.len()));
+        }
+        if let Some(note) = &report.note {
+            line.push_str(&format!(" ({note})"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+        for action in &report.actions {
+            out.push_str(&format!("      {action}\n"));
+        }
+        for error in &report.errors {
+            out.push_str(&format!("      error: {error}\n"));
+        }
+    }
+    out.push_str(&format!(
+        "LLM calls: {calls} (${cost:.4}); left for the next run: {left}; errors: {errors}"
+    ));
+    out
+}
+
+fn stm_expiry(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    let users = stm::users(state)?;
+    let progress = Progress::new("stm-expiry", users.len());
+    for user in users {
+        progress.step();
+        let result = (|| -> anyhow::Result<()> {
+            if !expiry::is_expired(state, &user, now)? {
+                return Ok(());
+            }
+            if args.dry_run {
+                report.done += 1;
+                report.actions.push(format!("would expire {user}"));
+                return Ok(());
+            }
+            if let Some(moved) = expiry::expire_user(state, &user, now)? {
+                report.done += 1;
+                report
+                    .actions
+                    .push(format!("expired {user}: {moved} message(s) archived"));
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            report.errors.push(format!("{user}: {e:#}"));
+        }
+    }
+    Ok(())
+}
+
+fn log_rotation(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    for log in housekeeping::logs_due(state, now)? {
+        if args.dry_run {
+            report.done += 1;
+            report
+                .actions
+                .push(format!("would archive {}", log.display()));
+            continue;
+        }
+        match housekeeping::rotate_log(state, &log) {
+            Ok(target) => {
+                report.done += 1;
+                report.actions.push(format!(
+                    "archived {} as {}",
+                    log.display(),
+                    target.display()
+                ));
+            }
+            Err(e) => report.errors.push(format!("{}: {e:#}", log.display())),
+        }
+    }
+    Ok(())
+}
+
+fn compact(
+    state: &State,
+    args: &MaintainArgs,
+    llm: &Llm,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    if !state.config.compacting.enabled {
+        report.note = Some("compacting.enabled is false".into());
+        return Ok(());
+    }
+    let mut due = Vec::new();
+    for user in stm::users(state)? {
+        match compaction::may_need(state, &user, false) {
+            Ok(true) => due.push(user),
+            Ok(false) => {}
+            Err(e) => report.errors.push(format!("{user}: {e:#}")),
+        }
+    }
+    let options = compaction::Options {
+        force: false,
+        dry_run: args.dry_run,
+    };
+    let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
+        if !args.dry_run && !llm.reserve() {
+            return Ok(Done::Left);
+        }
+        let outcome = compaction::compact_user(state, user, &|| llm.claude(), options)?;
+        Ok(match outcome {
+            Outcome::Compacted {
+                compacted,
+                cost_usd,
+                ..
+            } => {
+                llm.paid(cost_usd);
+                Done::Did(format!("compacted {user}: {compacted} message(s)"))
+            }
+            Outcome::WouldCompact { compact, .. } => {
+                Done::Did(format!("would compact {user}: {compact} message(s)"))
+            }
+            Outcome::Busy => Done::Nothing(format!("{user}: another compaction is running")),
+            Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
+        })
+    });
+    tally(results, report);
+    Ok(())
+}
+
+fn daily(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    llm: &Llm,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    let hour = state.config.compacting.daily_summary_hour;
+    if chrono::Timelike::hour(&now) < hour {
+        report.note = Some(format!(
+            "not before {hour:02}:00 UTC (compacting.dailySummaryHour)"
+        ));
+        return Ok(());
+    }
+    let mut due: Vec<(UserId, chrono::NaiveDate)> = Vec::new();
+    for user in summaries::users_with_history(state)? {
+        match summaries::daily_due(state, &user, now, args.force) {
+            Ok(days) => due.extend(days.into_iter().map(|d| (user.clone(), d))),
+            Err(e) => report.errors.push(format!("{user}: {e:#}")),
+        }
+    }
+    let results = in_parallel(args.jobs, due, "daily", |(user, day)| {
+        let what = format!("{user} {}", day.format("%Y-%m-%d"));
+        if args.dry_run {
+            return Ok(Done::Did(format!("would summarise {what}")));
+        }
+        if !llm.reserve() {
+            return Ok(Done::Left);
+        }
+        let reply: Reply = summaries::write_daily(state, user, *day, &llm.claude()?, now)?;
+        llm.paid(reply.cost_usd);
+        Ok(Done::Did(format!("summarised {what}")))
+    });
+    tally(results, report);
+    Ok(())
+}
+
+fn weekly(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    llm: &Llm,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    let mut due: Vec<(UserId, Week)> = Vec::new();
+    for user in summaries::users_with_history(state)? {
+        match summaries::weekly_due(state, &user, now, args.force) {
+            Ok(weeks) => due.extend(weeks.into_iter().map(|w| (user.clone(), w))),
+            Err(e) => report.errors.push(format!("{user}: {e:#}")),
+        }
+    }
+    let results = in_parallel(args.jobs, due, "weekly", |(user, week)| {
+        if args.dry_run {
+            return Ok(Done::Did(format!("would summarise {user} {week}")));
+        }
+        if !llm.reserve() {
+            return Ok(Done::Left);
+        }
+        let reply = summaries::write_weekly(state, user, *week, &llm.claude()?, now)?;
+        llm.paid(reply.cost_usd);
+        Ok(Done::Did(format!("summarised {user} {week}")))
+    });
+    tally(results, report);
+    Ok(())
+}
+
+fn prune(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
+    let pruned = housekeeping::prune(state, args.dry_run)?;
+    let verb = if args.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
+    report.done = pruned.folders.len() + pruned.temp_files.len();
+    report.actions.extend(
+        pruned
+            .folders
+            .iter()
+            .map(|f| format!("{verb} empty folder {}", f.display())),
+    );
+    report.actions.extend(
+        pruned
+            .temp_files
+            .iter()
+            .map(|f| format!("{verb} stale temporary file {}", f.display())),
+    );
+    Ok(())
+}
+
+/// How one work item ended.
+enum Done {
+    Did(String),
+    Nothing(String),
+    /// Not started: the --max-llm-calls cap was reached.
+    Left,
+}
+
+fn tally(results: Vec<(String, anyhow::Result<Done>)>, report: &mut TaskReport) {
+    for (item, result) in results {
+        match result {
+            Ok(Done::Did(action)) => {
+                report.done += 1;
+                report.actions.push(action);
+            }
+            Ok(Done::Nothing(note)) => {
+                if !note.is_empty() {
+                    report.actions.push(note);
+                }
+            }
+            Ok(Done::Left) => report.left_for_next_run += 1,
+            Err(e) => report.errors.push(format!("{item}: {e:#}")),
+        }
+    }
+}
+
+/// Run `work` over `items` on `jobs` threads; results in item order.
+fn in_parallel<T, F>(
+    jobs: u32,
+    items: Vec<T>,
+    label: &str,
+    work: F,
+) -> Vec<(String, anyhow::Result<Done>)>
+where
+    T: Send + Sync + ItemName,
+    F: Fn(&T) -> anyhow::Result<Done> + Sync,
+{
+    let progress = Progress::new(label, items.len());
+    let queue: Mutex<VecDeque<(usize, &T)>> = Mutex::new(items.iter().enumerate().collect());
+    let results: Mutex<Vec<(usize, String, anyhow::Result<Done>)>> = Mutex::new(Vec::new());
+    let threads = (jobs as usize).clamp(1, items.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().expect("queue lock").pop_front();
+                    let Some((index, item)) = next else { break };
+                    let result = work(item);
+                    progress.step();
+                    results
+                        .lock()
+                        .expect("results lock")
+                        .push((index, item.name(), result));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("results lock");
+    results.sort_by_key(|(index, _, _)| *index);
+    results
+        .into_iter()
+        .map(|(_, name, result)| (name, result))
+        .collect()
+}
+
+/// How a work item is named in the report.
+trait ItemName {
+    fn name(&self) -> String;
+}
+
+impl ItemName for UserId {
+    fn name(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl ItemName for (UserId, chrono::NaiveDate) {
+    fn name(&self) -> String {
+        format!("{} {}", self.0, self.1.format("%Y-%m-%d"))
+    }
+}
+
+impl ItemName for (UserId, Week) {
+    fn name(&self) -> String {
+        format!("{} {}", self.0, self.1)
+    }
+}

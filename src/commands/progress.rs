@@ -1,0 +1,47 @@
+//! A one-line progress counter on stderr, shown only on a terminal (and
+//! not with -q): cron logs and broker pipes get nothing extra.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct Progress {
+    label: String,
+    total: usize,
+    done: AtomicUsize,
+    shown: bool,
+}
+
+impl Progress {
+    pub fn new(label: &str, total: usize) -> Self {
+        let shown = total > 0 && crate::diag::verbosity() >= 0 && std::io::stderr().is_terminal();
+        Self {
+            label: label.to_owned(),
+            total,
+            done: AtomicUsize::new(0),
+            shown,
+        }
+    }
+
+    pub fn step(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if !self.shown {
+            return;
+        }
+        let width = 30;
+        let filled = done * width / self.total.max(1);
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(
+            stderr,
+            "\r{:<12} [{}{}] {done}/{}",
+            self.label,
+            "#".repeat(filled),
+            " ".repeat(width - filled.min(width)),
+            self.total
+        );
+        if done >= self.total {
+            // Clear the line: the report follows on stdout.
+            let _ = write!(stderr, "\r{}\r", " ".repeat(width + self.label.len() + 30));
+        }
+        let _ = stderr.flush();
+    }
+}

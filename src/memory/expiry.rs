@@ -1,0 +1,63 @@
+//! STM expiry: a user idle for `scheduler.stmExpireDays` has their log
+//! moved to the archive and their summary archived, then the STM folder
+//! removed. Profiles, summaries and archives stay.
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::layout::UserId;
+use crate::memory::compaction::archive_whole_log_locked;
+use crate::memory::stm;
+use crate::state::State;
+use crate::store::atomic::write_atomic;
+use crate::store::fs::{read_optional_text, remove_if_exists};
+
+/// The newest sign of life in a user's STM: the last message's time, or
+/// the files' modification time when no line parses.
+pub fn last_activity(state: &State, user: &UserId) -> anyhow::Result<Option<DateTime<Utc>>> {
+    if let Some(message) = stm::recent(state, user, 1)?.pop() {
+        return Ok(Some(message.ts));
+    }
+    let modified = [
+        state.layout.messages_file(user),
+        state.layout.summary_file(user),
+    ]
+    .iter()
+    .filter_map(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok())
+    .max();
+    Ok(modified.map(DateTime::<Utc>::from))
+}
+
+/// Is the user idle past the expiry age at `now`?
+pub fn is_expired(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    let age = Duration::days(state.config.scheduler.stm_expire_days as i64);
+    Ok(last_activity(state, user)?.is_some_and(|last| now - last > age))
+}
+
+/// Expire one user if still idle, under the user lock (a user who wrote
+/// since the check is left alone). Returns the messages archived, or
+/// `None` when the user was not expired after all.
+pub fn expire_user(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<usize>> {
+    let _lock = state.lock_user(user)?;
+    if !is_expired(state, user, now)? {
+        return Ok(None);
+    }
+    let moved = archive_whole_log_locked(state, user)?;
+    let summary_path = state.layout.summary_file(user);
+    if let Some(summary) = read_optional_text(&summary_path)? {
+        let archived = state.layout.archived_summary_file(user, now.date_naive());
+        // A second expiry on the same day adds to that day's file.
+        let text = match read_optional_text(&archived)? {
+            Some(before) => format!("{}\n\n{summary}", before.trim_end()),
+            None => summary,
+        };
+        write_atomic(&archived, text.as_bytes(), state.fsync())?;
+        remove_if_exists(&summary_path)?;
+    }
+    // Gone only if empty: anything else someone put there stays.
+    let _ = std::fs::remove_dir(state.layout.stm_dir(user));
+    Ok(Some(moved))
+}

@@ -1,0 +1,177 @@
+//! Work on files, not memory: broker log rotation and pruning of empty
+//! folders and stale temporary files.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::Context as _;
+use chrono::{DateTime, Duration, Utc};
+
+use crate::state::State;
+use crate::store::atomic::{TEMP_SUFFIX, write_atomic};
+use crate::store::fs::{read_optional, remove_if_exists};
+
+/// A temp file this old was left by a killed writer: no live write takes
+/// an hour.
+const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Broker logs older than `scheduler.logRotateDays` (by modification time).
+pub fn logs_due(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<PathBuf>> {
+    let dir = state.layout.logs_dir();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
+    };
+    let cutoff = now - Duration::days(state.config.scheduler.log_rotate_days as i64);
+    let mut due = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.starts_with("broker-") && name.ends_with(".log")) {
+            continue;
+        }
+        let meta = entry.metadata()?;
+        if meta.is_file() && DateTime::<Utc>::from(meta.modified()?) < cutoff {
+            due.push(entry.path());
+        }
+    }
+    due.sort();
+    Ok(due)
+}
+
+/// Move one log into `sessions/archive/logs/`, gzipped when
+/// `scheduler.archiveCompression`; the original goes only after the
+/// archive is on disk. An archive of the same name gets a new member.
+pub fn rotate_log(state: &State, log: &Path) -> anyhow::Result<PathBuf> {
+    let name = log
+        .file_name()
+        .and_then(|n| n.to_str())
+        .context("a log without a name")?;
+    let bytes = read_optional(log)?.unwrap_or_default();
+    let target = if state.config.scheduler.archive_compression {
+        let target = state.layout.archive_logs_dir().join(format!("{name}.gz"));
+        crate::store::archive::append_bytes_member(&target, &bytes, state.fsync())?;
+        target
+    } else {
+        let target = state.layout.archive_logs_dir().join(name);
+        let mut all = read_optional(&target)?.unwrap_or_default();
+        all.extend_from_slice(&bytes);
+        write_atomic(&target, &all, state.fsync())?;
+        target
+    };
+    remove_if_exists(log)?;
+    Ok(target)
+}
+
+/// What prune removed (or, dry, would remove).
+#[derive(Debug, Default, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pruned {
+    pub folders: Vec<PathBuf>,
+    pub temp_files: Vec<PathBuf>,
+}
+
+/// Remove empty folders below the per-user areas and stale temp files.
+/// A user's folders are checked and removed under that user's lock, so a
+/// concurrent append (which creates its folder under the same lock) never
+/// finds its folder gone between mkdir and open.
+pub fn prune(state: &State, dry_run: bool) -> anyhow::Result<Pruned> {
+    let mut pruned = Pruned::default();
+    let sessions = state.layout.sessions_dir();
+    sweep_temp_files(sessions, dry_run, &mut pruned)?;
+    for area in [
+        state.layout.stm_root(),
+        state.layout.summaries_root(),
+        state.layout.archive_root(),
+        sessions.join("exports"),
+    ] {
+        for user in crate::memory::stm::list_user_dirs(&area)? {
+            let folder = area.join(user.as_str());
+            if !has_empty_folders(&folder)? {
+                continue;
+            }
+            if dry_run {
+                pruned.folders.extend(empty_folders(&folder)?);
+                continue;
+            }
+            let _lock = state.lock_user(&user)?;
+            for empty in empty_folders(&folder)? {
+                if std::fs::remove_dir(&empty).is_ok() {
+                    pruned.folders.push(empty);
+                }
+            }
+        }
+    }
+    Ok(pruned)
+}
+
+fn has_empty_folders(folder: &Path) -> anyhow::Result<bool> {
+    Ok(!empty_folders(folder)?.is_empty())
+}
+
+/// Folders under and including `folder` that hold nothing but empty
+/// folders, deepest first (the order to remove them in).
+fn empty_folders(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    collect_empty(folder, &mut out)?;
+    Ok(out)
+}
+
+/// Returns whether `folder` is empty once its empty subfolders are gone.
+fn collect_empty(folder: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<bool> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e).with_context(|| format!("could not list {}", folder.display())),
+    };
+    let mut empty = true;
+    for entry in entries {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            empty &= collect_empty(&entry.path(), out)?;
+        } else {
+            empty = false;
+        }
+    }
+    if empty {
+        out.push(folder.to_owned());
+    }
+    Ok(empty)
+}
+
+/// Remove `.*.tmp` files older than an hour anywhere under `dir`.
+fn sweep_temp_files(dir: &Path, dry_run: bool, pruned: &mut Pruned) -> anyhow::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
+    };
+    let now = SystemTime::now();
+    for entry in entries {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if kind.is_dir() {
+            if name != ".locks" {
+                sweep_temp_files(&entry.path(), dry_run, pruned)?;
+            }
+        } else if name.starts_with('.') && name.ends_with(TEMP_SUFFIX) {
+            let age = entry
+                .metadata()?
+                .modified()
+                .ok()
+                .and_then(|m| now.duration_since(m).ok())
+                .unwrap_or_default();
+            if age >= STALE_TEMP_AGE {
+                if !dry_run {
+                    remove_if_exists(&entry.path())?;
+                }
+                pruned.temp_files.push(entry.path());
+            }
+        }
+    }
+    Ok(())
+}
