@@ -1,8 +1,12 @@
 //! In-chat commands: `/session …` (alias `/memory …`) typed by a person in
 //! chat, answered from disk without an LLM call, on their own data only.
 
-use crate::layout::UserId;
+use chrono::Utc;
+
+use crate::layout::{TopicSlug, UserId};
+use crate::memory::{expiry, ltm, stm, user_data};
 use crate::state::State;
+use crate::store::fs::read_optional_text;
 
 /// A parsed in-chat command: the action and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,8 +40,77 @@ Memory commands:
 /session help - this list
 (/memory works the same way)";
 
-pub fn execute(_state: &State, _user: &UserId, _command: &ChatCommand) -> anyhow::Result<String> {
-    Ok(HELP.to_owned())
+/// Answer an in-chat command for `user`, on `user`'s data only.
+pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::Result<String> {
+    let now = Utc::now();
+    Ok(match (command.action.as_str(), command.args.as_slice()) {
+        ("status", _) => {
+            let stats = user_data::stats(state, user, false, now)?;
+            let mut reply = format!(
+                "I remember {} recent message(s) of ours",
+                stats.stm_messages
+            );
+            if stats.compacted > 0 {
+                reply.push_str(&format!(
+                    " and a summary of {} older one(s)",
+                    stats.compacted
+                ));
+            }
+            reply.push('.');
+            reply.push_str(if stats.has_profile {
+                " I keep a profile of you (/session profile shows it)."
+            } else {
+                " I keep no profile of you."
+            });
+            reply
+        }
+        ("clear", []) => {
+            let moved = {
+                let _lock = state.lock_user(user)?;
+                expiry::retire_stm_locked(state, user, now)?
+            };
+            format!(
+                "Done: I cleared our recent conversation ({moved} message(s) set aside). \
+                 Your profile stays; /session clear all erases everything."
+            )
+        }
+        ("clear", [all]) if all == "all" => {
+            user_data::erase(state, user)?;
+            "Done: everything I stored about you is erased.".to_owned()
+        }
+        ("profile", _) => {
+            let path = state.layout.profile_file(user);
+            match read_optional_text(&path)? {
+                Some(text) => {
+                    let doc = stm::parse_document_or_warn(&text, &path);
+                    let body = doc.body.trim();
+                    if body.is_empty() {
+                        "Your profile is empty.".to_owned()
+                    } else {
+                        format!("Your profile:\n{body}")
+                    }
+                }
+                None => "I keep no profile of you yet.".to_owned(),
+            }
+        }
+        ("forget", [topic]) => match TopicSlug::new(topic) {
+            Ok(slug) if ltm::forget_topic(state, &slug, Some(user))? => {
+                format!("Done: I forgot the topic note \"{slug}\".")
+            }
+            // The same answer for "missing" and "someone else's": no probing.
+            _ => format!("You have no topic note named \"{topic}\"."),
+        },
+        ("export", _) => {
+            let dir = state.layout.exports_dir(user);
+            let path = dir.join(format!("export-{}.json", now.format("%Y%m%dT%H%M%SZ")));
+            let document = user_data::export_json(state, user, now)?;
+            let mut bytes = serde_json::to_vec_pretty(&document)?;
+            bytes.push(b'\n');
+            crate::store::atomic::write_atomic(&path, &bytes, state.fsync())?;
+            format!("Your data is exported to {}", path.display())
+        }
+        _ => HELP.to_owned(),
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@ pub mod context;
 pub mod input;
 pub mod maintain;
 pub mod progress;
+pub mod session;
+pub mod style;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,7 +18,7 @@ use std::time::Duration;
 use crate::claude::{self, Claude};
 
 use crate::cli::{ClaudeArgs, Cli, Command};
-use crate::error::{Exit, failure, usage};
+use crate::error::usage;
 use crate::layout::Layout;
 use crate::state::State;
 
@@ -35,15 +37,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ask(args) => ask::run(&state()?, args, output),
         Command::Compact(args) => compact::run(&state()?, args, output),
         Command::Maintain(args) => maintain::run(&state()?, args, output),
-        Command::Session(_) => not_yet("session"),
+        Command::Session(args) => session::run(&state()?, args, output),
     }
-}
-
-fn not_yet(name: &str) -> anyhow::Result<()> {
-    Err(failure(
-        Exit::Usage,
-        format!("`{name}` is not available yet in this version of claude-session"),
-    ))
 }
 
 /// `--state-dir` (or its env var) wins; else `--channel` names the seed's

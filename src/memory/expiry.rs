@@ -45,11 +45,24 @@ pub fn expire_user(
     if !is_expired(state, user, now)? {
         return Ok(None);
     }
+    let moved = retire_stm_locked(state, user, now)?;
+    Ok(Some(moved))
+}
+
+/// Move a user's STM out of the way without losing it: the log goes to the
+/// archive (journalled), the summary to `archive/<user>/summary-DAY.md`,
+/// and the empty folder is removed. The caller holds the user lock.
+/// Returns the number of messages archived.
+pub fn retire_stm_locked(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<usize> {
     let moved = archive_whole_log_locked(state, user)?;
     let summary_path = state.layout.summary_file(user);
     if let Some(summary) = read_optional_text(&summary_path)? {
         let archived = state.layout.archived_summary_file(user, now.date_naive());
-        // A second expiry on the same day adds to that day's file.
+        // A second retirement on the same day adds to that day's file.
         let text = match read_optional_text(&archived)? {
             Some(before) => format!("{}\n\n{summary}", before.trim_end()),
             None => summary,
@@ -59,5 +72,5 @@ pub fn expire_user(
     }
     // Gone only if empty: anything else someone put there stays.
     let _ = std::fs::remove_dir(state.layout.stm_dir(user));
-    Ok(Some(moved))
+    Ok(moved)
 }

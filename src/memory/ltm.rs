@@ -403,6 +403,33 @@ pub fn write_index_locked(state: &State, index: &Index) -> anyhow::Result<()> {
     write_atomic(&state.layout.index_file(), &bytes, state.fsync())
 }
 
+/// Delete a topic note and its index entry. With `owner`, only a note
+/// whose frontmatter `owner` is that user (in-chat `forget`). Returns
+/// whether a note was deleted.
+pub fn forget_topic(
+    state: &State,
+    slug: &crate::layout::TopicSlug,
+    owner: Option<&UserId>,
+) -> anyhow::Result<bool> {
+    let path = state.layout.topic_file(slug);
+    let _lock = state.lock_index()?;
+    let Some(text) = read_optional_text(&path)? else {
+        return Ok(false);
+    };
+    if let Some(owner) = owner {
+        let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
+        if doc.get_str("owner") != Some(owner.as_str()) {
+            return Ok(false);
+        }
+    }
+    crate::store::fs::remove_if_exists(&path)?;
+    let mut index = read_index(state)?;
+    let entry_path = format!("topics/{slug}.md");
+    index.entries.retain(|e| e.path != entry_path);
+    write_index_locked(state, &index)?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,5 +9,7 @@ pub mod ledger;
 pub mod ltm;
 pub mod message;
 pub mod prompts;
+pub mod search;
 pub mod stm;
 pub mod summaries;
+pub mod user_data;

@@ -1,0 +1,628 @@
+//! `session …`: memory management for admins at a terminal (tables on a
+//! TTY, `--json` for scripts).
+
+use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::path::Path;
+
+use anyhow::Context as _;
+use chrono::{NaiveDate, Utc};
+use serde_json::{Value, json};
+
+use crate::cli::{ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
+use crate::commands::style::{Style, human_bytes, table};
+use crate::commands::{Output, print_json, print_text};
+use crate::error::usage;
+use crate::layout::{TopicSlug, UserId};
+use crate::memory::message::{Message, format_ts};
+use crate::memory::user_data::{self, UserStats};
+use crate::memory::{expiry, ltm, search, stm};
+use crate::state::State;
+use crate::store::atomic::write_atomic;
+use crate::store::frontmatter::Document;
+use crate::store::fs::read_optional_text;
+
+pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<()> {
+    let style = Style::detect();
+    match &args.command {
+        SessionCommand::Status { user: None } => status(state, output, style),
+        SessionCommand::Status { user: Some(user) } => user_status(state, user, output),
+        SessionCommand::Users { sort, limit } => users(state, *sort, *limit, output, style),
+        SessionCommand::Show {
+            user,
+            count,
+            archive,
+            since,
+        } => show(
+            state,
+            user,
+            *count,
+            *archive,
+            since.as_deref(),
+            output,
+            style,
+        ),
+        SessionCommand::Clear { user, all, yes } => clear(state, user, *all, *yes, output),
+        SessionCommand::Profile { user, set, edit } => {
+            profile(state, user, set.as_deref(), *edit, output)
+        }
+        SessionCommand::Topics => topics(state, output, style),
+        SessionCommand::Topic {
+            command: TopicCommand::Show { slug },
+        } => topic_show(state, slug, output),
+        SessionCommand::Topic {
+            command: TopicCommand::Set { slug, file, tags },
+        } => topic_set(state, slug, file.as_deref(), tags, output),
+        SessionCommand::Forget { slug } => forget(state, slug, output),
+        SessionCommand::Search { query, tag } => search_command(state, query, tag, output),
+        SessionCommand::Export { user, out, format } => export(state, user, out, *format, output),
+        SessionCommand::Reindex => reindex(state, output),
+    }
+}
+
+fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
+    let users = user_data::known_users(state)?;
+    let mut messages = 0;
+    for user in stm::users(state)? {
+        messages += user_data::stm_messages(state, &user)?.len();
+    }
+    let profiles = ltm::markdown_names(&state.layout.profiles_dir())?.len();
+    let topics = ltm::markdown_names(&state.layout.topics_dir())?.len();
+    let layout = &state.layout;
+    let areas = [
+        ("stm", user_data::disk_usage(&layout.stm_root())),
+        ("ltm", user_data::disk_usage(&layout.ltm_dir())),
+        ("summaries", user_data::disk_usage(&layout.summaries_root())),
+        ("archive", user_data::disk_usage(&layout.archive_root())),
+    ];
+    if output.json {
+        let storage: serde_json::Map<String, Value> = areas
+            .iter()
+            .map(|(name, bytes)| (name.to_string(), Value::from(*bytes)))
+            .collect();
+        return print_json(&json!({
+            "stateDir": layout.state_dir(),
+            "users": users.len(),
+            "stmMessages": messages,
+            "ltm": {"profiles": profiles, "topics": topics},
+            "storageBytes": storage,
+        }));
+    }
+    let storage: Vec<String> = areas
+        .iter()
+        .map(|(name, bytes)| format!("{name} {}", human_bytes(*bytes)))
+        .collect();
+    let rows = vec![
+        vec!["state dir".into(), layout.state_dir().display().to_string()],
+        vec!["users".into(), users.len().to_string()],
+        vec![
+            "messages".into(),
+            format!("{messages} in short-term memory"),
+        ],
+        vec![
+            "LTM entries".into(),
+            format!("{profiles} profile(s), {topics} topic(s)"),
+        ],
+        vec!["storage".into(), storage.join(", ")],
+    ];
+    print_text(&key_values(style, &rows))
+}
+
+fn key_values(style: Style, rows: &[Vec<String>]) -> String {
+    let width = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|r| format!("{}  {}", style.bold(&format!("{:<width$}", r[0])), r[1]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn user_status(state: &State, user: &UserId, output: Output) -> anyhow::Result<()> {
+    let stats = user_data::stats(state, user, true, Utc::now())?;
+    if output.json {
+        return print_json(&stats);
+    }
+    print_text(&describe_stats(&stats))
+}
+
+fn describe_stats(stats: &UserStats) -> String {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let rows = vec![
+        vec!["user".into(), stats.user.clone()],
+        vec![
+            "messages".into(),
+            format!(
+                "{} in short-term memory, {} compacted",
+                stats.stm_messages, stats.compacted
+            ),
+        ],
+        vec![
+            "last activity".into(),
+            stats
+                .last_activity
+                .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
+        ],
+        vec!["summary".into(), yes_no(stats.has_summary).into()],
+        vec!["profile".into(), yes_no(stats.has_profile).into()],
+        vec!["storage".into(), human_bytes(stats.bytes)],
+        vec![
+            "spend".into(),
+            format!(
+                "${:.4} today, ${:.4} this month, ${:.4} in total; {} input and {} output tokens",
+                stats.spend.today_usd,
+                stats.spend.month_usd,
+                stats.spend.cost_usd,
+                stats.spend.input_tokens,
+                stats.spend.output_tokens
+            ),
+        ],
+    ];
+    key_values(Style::detect(), &rows)
+}
+
+fn users(
+    state: &State,
+    sort: UserSort,
+    limit: Option<usize>,
+    output: Output,
+    style: Style,
+) -> anyhow::Result<()> {
+    let now = Utc::now();
+    let mut all = Vec::new();
+    for user in user_data::known_users(state)? {
+        all.push(user_data::stats(state, &user, true, now)?);
+    }
+    match sort {
+        UserSort::Activity => all.sort_by_key(|s| std::cmp::Reverse(s.last_activity)),
+        UserSort::Messages => all.sort_by_key(|s| std::cmp::Reverse(s.stm_messages)),
+        UserSort::Size => all.sort_by_key(|s| std::cmp::Reverse(s.bytes)),
+    }
+    if let Some(limit) = limit {
+        all.truncate(limit);
+    }
+    if output.json {
+        return print_json(&all);
+    }
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .map(|s| {
+            vec![
+                s.user.clone(),
+                s.stm_messages.to_string(),
+                s.compacted.to_string(),
+                s.last_activity
+                    .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M").to_string()),
+                human_bytes(s.bytes),
+                if s.has_profile { "yes" } else { "no" }.into(),
+                format!("${:.4}", s.spend.today_usd),
+                format!("${:.4}", s.spend.month_usd),
+                format!("${:.4}", s.spend.cost_usd),
+            ]
+        })
+        .collect();
+    print_text(&table(
+        style,
+        &[
+            "USER",
+            "STM",
+            "COMPACTED",
+            "LAST ACTIVITY",
+            "SIZE",
+            "PROFILE",
+            "TODAY",
+            "MONTH",
+            "TOTAL",
+        ],
+        &rows,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn show(
+    state: &State,
+    user: &UserId,
+    count: Option<usize>,
+    archive: bool,
+    since: Option<&str>,
+    output: Output,
+    style: Style,
+) -> anyhow::Result<()> {
+    let since = since.map(parse_since).transpose()?;
+    let mut messages: Vec<Message> = Vec::new();
+    if archive {
+        messages.extend(user_data::archived_messages(state, user)?);
+    }
+    messages.extend(user_data::stm_messages(state, user)?);
+    if let Some(since) = since {
+        messages.retain(|m| m.ts >= since);
+    }
+    if let Some(n) = count {
+        let skip = messages.len().saturating_sub(n);
+        messages.drain(..skip);
+    }
+    if output.json {
+        return print_json(&messages);
+    }
+    if messages.is_empty() {
+        crate::diag::warn(format!("no messages of {user} to show"));
+        return Ok(());
+    }
+    let mut out = String::new();
+    for message in &messages {
+        let role = message.role.label().to_lowercase();
+        let stamp = message.ts.format("%Y-%m-%d %H:%M").to_string();
+        let mut lines = message.text.lines();
+        out.push_str(&format!(
+            "{}  {}{}  {}\n",
+            style.dim(&stamp),
+            style.role(&role),
+            " ".repeat(9 - role.len()),
+            lines.next().unwrap_or_default()
+        ));
+        for line in lines {
+            out.push_str(&format!("{}{line}\n", " ".repeat(29)));
+        }
+    }
+    print_text(out.trim_end())
+}
+
+/// `YYYY-MM-DD` (midnight UTC) or a full RFC 3339 time.
+fn parse_since(text: &str) -> anyhow::Result<chrono::DateTime<Utc>> {
+    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight").and_utc());
+    }
+    crate::memory::message::parse_ts(text)
+        .map_err(|e| usage(format!("--since: {e}; give YYYY-MM-DD or an RFC 3339 time")))
+}
+
+fn clear(state: &State, user: &UserId, all: bool, yes: bool, output: Output) -> anyhow::Result<()> {
+    if !yes {
+        let what = if all {
+            format!("erase EVERYTHING stored about {user} (STM, profile, summaries, archive)")
+        } else {
+            format!("clear the short-term memory of {user} (messages move to the archive)")
+        };
+        if !std::io::stdin().is_terminal() {
+            return Err(usage(format!(
+                "refusing to {what} without confirmation: stdin is not a terminal; add --yes"
+            )));
+        }
+        eprint!("{what}? [y/N] ");
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("nothing changed");
+            return Ok(());
+        }
+    }
+    if all {
+        let removed = user_data::erase(state, user)?;
+        if output.json {
+            return print_json(&json!({"user": user.as_str(), "erased": removed}));
+        }
+        return print_text(&format!(
+            "erased everything of {user}: {} file(s) and folder(s) removed",
+            removed.len()
+        ));
+    }
+    let moved = {
+        let _lock = state.lock_user(user)?;
+        expiry::retire_stm_locked(state, user, Utc::now())?
+    };
+    if output.json {
+        return print_json(&json!({"user": user.as_str(), "archivedMessages": moved}));
+    }
+    print_text(&format!(
+        "cleared the short-term memory of {user}: {moved} message(s) moved to the archive"
+    ))
+}
+
+fn profile(
+    state: &State,
+    user: &UserId,
+    set: Option<&Path>,
+    edit: bool,
+    output: Output,
+) -> anyhow::Result<()> {
+    let path = state.layout.profile_file(user);
+    if let Some(source) = set {
+        let text = read_input(source)?;
+        let doc = validate_profile(user, &text)?;
+        {
+            let _lock = state.lock_user(user)?;
+            write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+        }
+        ltm::index_profile(state, user)?;
+        return report_written(output, user.as_str(), &path);
+    }
+    if edit {
+        return edit_profile(state, user, output);
+    }
+    match read_optional_text(&path)? {
+        Some(text) if output.json => {
+            let doc = stm::parse_document_or_warn(&text, &path);
+            print_json(&json!({
+                "user": user.as_str(),
+                "frontmatter": serde_json::to_value(&doc.front)?,
+                "body": doc.body,
+            }))
+        }
+        Some(text) => print_text(&text),
+        None => Err(usage(format!(
+            "{user} has no profile; write one with `session profile --user {user} --set FILE`"
+        ))),
+    }
+}
+
+/// A profile must parse, and name the right user (added when missing).
+fn validate_profile(user: &UserId, text: &str) -> anyhow::Result<Document> {
+    let mut doc = Document::parse(text).map_err(|e| usage(format!("the new profile: {e}")))?;
+    match doc.get_str("user_id") {
+        Some(id) if id != user.as_str() => {
+            return Err(usage(format!(
+                "the new profile says user_id: {id}, but it is for {user}; fix the frontmatter"
+            )));
+        }
+        Some(_) => {}
+        None => doc.set("user_id", user.as_str()),
+    }
+    doc.set("updated", format_ts(&Utc::now()));
+    Ok(doc)
+}
+
+fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<()> {
+    let editor = std::env::var("VISUAL")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| {
+            std::env::var("EDITOR")
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
+        .ok_or_else(|| usage("set $VISUAL or $EDITOR to edit a profile"))?;
+    let path = state.layout.profile_file(user);
+    let before = match read_optional_text(&path)? {
+        Some(text) => text,
+        None => ltm::skeleton_profile(user, user.as_str(), None, Utc::now()).render(),
+    };
+    let mut draft = tempfile::Builder::new()
+        .prefix("claude-session-profile-")
+        .suffix(".md")
+        .tempfile()
+        .context("could not create a temporary file to edit")?;
+    draft.write_all(before.as_bytes())?;
+    draft.flush()?;
+    let mut words = editor.split_whitespace();
+    let program = words.next().expect("checked non-empty");
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(draft.path())
+        .status()
+        .with_context(|| format!("could not start the editor `{editor}`"))?;
+    if !status.success() {
+        return Err(usage(format!(
+            "the editor `{editor}` failed ({status}); the profile is unchanged"
+        )));
+    }
+    let mut after = String::new();
+    std::fs::File::open(draft.path())?.read_to_string(&mut after)?;
+    if after == before {
+        eprintln!("no changes");
+        return Ok(());
+    }
+    let doc = validate_profile(user, &after)?;
+    {
+        let _lock = state.lock_user(user)?;
+        write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+    }
+    ltm::index_profile(state, user)?;
+    report_written(output, user.as_str(), &path)
+}
+
+fn report_written(output: Output, id: &str, path: &Path) -> anyhow::Result<()> {
+    if output.json {
+        print_json(&json!({"id": id, "written": path}))
+    } else {
+        print_text(&format!("wrote {}", path.display()))
+    }
+}
+
+/// FILE, or stdin for `-` (or no file).
+fn read_input(source: &Path) -> anyhow::Result<String> {
+    let mut text = String::new();
+    if source.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| usage(format!("could not read stdin as UTF-8 text: {e}")))?;
+    } else {
+        text = std::fs::read_to_string(source)
+            .map_err(|e| usage(format!("could not read {}: {e}", source.display())))?;
+    }
+    Ok(text)
+}
+
+fn topics(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
+    let mut rows = Vec::new();
+    let mut entries = Vec::new();
+    for name in ltm::markdown_names(&state.layout.topics_dir())? {
+        let Ok(slug) = TopicSlug::new(&name) else {
+            continue;
+        };
+        let path = state.layout.topic_file(&slug);
+        let Some(text) = read_optional_text(&path)? else {
+            continue;
+        };
+        let doc = stm::parse_document_or_warn(&text, &path);
+        let entry = ltm::IndexEntry::for_topic(&slug, &doc);
+        rows.push(vec![
+            slug.to_string(),
+            entry.title.clone().unwrap_or_default(),
+            entry.tags.join(","),
+            doc.get_str("owner").unwrap_or("-").to_owned(),
+            entry.updated.clone().unwrap_or_default(),
+        ]);
+        entries.push(
+            json!({"slug": slug.as_str(), "title": entry.title, "tags": entry.tags,
+            "owner": doc.get_str("owner"), "updated": entry.updated}),
+        );
+    }
+    if output.json {
+        return print_json(&entries);
+    }
+    if rows.is_empty() {
+        crate::diag::warn("no topic notes yet; add one with `session topic set SLUG FILE`");
+        return Ok(());
+    }
+    print_text(&table(
+        style,
+        &["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"],
+        &rows,
+    ))
+}
+
+fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
+    let path = state.layout.topic_file(slug);
+    let text = read_optional_text(&path)?
+        .ok_or_else(|| usage(format!("there is no topic note named {slug}")))?;
+    if output.json {
+        let doc = stm::parse_document_or_warn(&text, &path);
+        return print_json(&json!({
+            "slug": slug.as_str(),
+            "frontmatter": serde_json::to_value(&doc.front)?,
+            "body": doc.body,
+        }));
+    }
+    print_text(&text)
+}
+
+fn topic_set(
+    state: &State,
+    slug: &TopicSlug,
+    file: Option<&Path>,
+    tags: &[String],
+    output: Output,
+) -> anyhow::Result<()> {
+    let text = read_input(file.unwrap_or(Path::new("-")))?;
+    let mut doc = Document::parse(&text).map_err(|e| usage(format!("the topic note: {e}")))?;
+    if doc.body.trim().is_empty() {
+        return Err(usage(
+            "the topic note is empty; give its text in FILE or on stdin",
+        ));
+    }
+    if doc.get_str("title").is_none() {
+        doc.set("title", slug.as_str());
+    }
+    if !tags.is_empty() {
+        let tags: Vec<serde_yaml::Value> = tags
+            .iter()
+            .map(|t| t.trim().to_lowercase())
+            .filter(|t| !t.is_empty())
+            .map(serde_yaml::Value::from)
+            .collect();
+        doc.set("tags", serde_yaml::Value::Sequence(tags));
+    }
+    doc.set("updated", format_ts(&Utc::now()));
+    let path = state.layout.topic_file(slug);
+    {
+        // Topic notes are shared: the LTM index lock guards them too.
+        let _lock = state.lock_index()?;
+        write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+        let mut index = ltm::read_index(state)?;
+        let entry = ltm::IndexEntry::for_topic(slug, &doc);
+        index.entries.retain(|e| e.path != entry.path);
+        index.entries.push(entry);
+        index.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        ltm::write_index_locked(state, &index)?;
+    }
+    report_written(output, slug.as_str(), &path)
+}
+
+fn forget(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
+    if !ltm::forget_topic(state, slug, None)? {
+        return Err(usage(format!("there is no topic note named {slug}")));
+    }
+    if output.json {
+        return print_json(&json!({"forgotten": slug.as_str()}));
+    }
+    print_text(&format!("forgot topic {slug}"))
+}
+
+fn search_command(
+    state: &State,
+    query: &str,
+    tags: &[String],
+    output: Output,
+) -> anyhow::Result<()> {
+    let hits = search::search(state, query, tags)?;
+    if output.json {
+        return print_json(&hits);
+    }
+    if hits.is_empty() {
+        crate::diag::warn(format!("nothing matches {query:?}"));
+        return Ok(());
+    }
+    let style = Style::detect();
+    let mut out = String::new();
+    for hit in &hits {
+        out.push_str(&format!(
+            "{}  {}\n",
+            style.bold(&hit.path),
+            style.dim(&format!("score {}", hit.score))
+        ));
+        for (number, line) in &hit.lines {
+            out.push_str(&format!("  {number:>4}: {line}\n"));
+        }
+    }
+    print_text(out.trim_end())
+}
+
+fn export(
+    state: &State,
+    user: &UserId,
+    out: &Path,
+    format: ExportFormat,
+    output: Output,
+) -> anyhow::Result<()> {
+    if out.exists()
+        && !(out.is_dir() && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none()))
+    {
+        return Err(usage(format!(
+            "{} already exists; give a new path (export never overwrites)",
+            out.display()
+        )));
+    }
+    let files = match format {
+        ExportFormat::Dir => user_data::export_dir(state, user, out)?,
+        ExportFormat::Json => {
+            let document = user_data::export_json(state, user, Utc::now())?;
+            let mut bytes = serde_json::to_vec_pretty(&document)?;
+            bytes.push(b'\n');
+            write_atomic(out, &bytes, state.fsync())?;
+            1
+        }
+        ExportFormat::TarGz => user_data::export_tar_gz(state, user, out)?,
+    };
+    if output.json {
+        return print_json(&json!({"user": user.as_str(), "out": out, "files": files}));
+    }
+    print_text(&format!(
+        "exported {user} to {} ({files} file(s))",
+        out.display()
+    ))
+}
+
+fn reindex(state: &State, output: Output) -> anyhow::Result<()> {
+    let index = {
+        let _lock = state.lock_index()?;
+        let index = ltm::build_index(state)?;
+        ltm::write_index_locked(state, &index)?;
+        index
+    };
+    if output.json {
+        return print_json(&json!({"entries": index.entries.len()}));
+    }
+    print_text(&format!(
+        "rebuilt {} with {} entries",
+        state.layout.index_file().display(),
+        index.entries.len()
+    ))
+}

@@ -1,0 +1,110 @@
+//! Terminal presentation: aligned tables, and colour only on a TTY when
+//! `NO_COLOR` is not set.
+
+use std::io::IsTerminal as _;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    pub fn detect() -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Self {
+            color: !no_color && std::io::stdout().is_terminal(),
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+
+    pub fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    pub fn role(&self, role: &str) -> String {
+        let code = match role {
+            "user" => "36",
+            "assistant" => "32",
+            _ => "33",
+        };
+        self.paint(code, role)
+    }
+}
+
+/// Columns padded to their widest cell; the header in bold.
+pub fn table(style: Style, headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let last = cells.len() - 1;
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                if i == last {
+                    cell.clone()
+                } else {
+                    format!("{cell}{}", " ".repeat(widths[i] - cell.chars().count()))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_owned()
+    };
+    let mut out = vec![style.bold(&line(headers.iter().map(|h| h.to_string()).collect()))];
+    out.extend(rows.iter().map(|row| line(row.clone())));
+    out.join("\n")
+}
+
+/// `12.3 KB` and friends.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align() {
+        let text = table(
+            Style { color: false },
+            &["USER", "MESSAGES"],
+            &[
+                vec!["U1".into(), "3".into()],
+                vec!["U12345".into(), "10".into()],
+            ],
+        );
+        assert_eq!(text, "USER    MESSAGES\nU1      3\nU12345  10");
+        assert_eq!(human_bytes(2048), "2.0 KB");
+        assert_eq!(human_bytes(5), "5 B");
+    }
+}
