@@ -91,12 +91,12 @@ const ASK_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack ask --user U0123ABC --msg-id 1711.1 -- \"hi, remember me?\"
   echo \"what did I say earlier?\" | claude-session --state-dir /srv/bot ask --user U0123ABC
-  claude-session --channel line ask --user U1 --claude-arg --allowedTools --claude-arg Read -- \"look at this\"";
+  claude-session --channel line ask --user U1 \\\n      --claude-arg --allowedTools --claude-arg Read -- \"look at this\"";
 
 const APPEND_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack append --user U0123ABC --role user -- \"hi\"
-  claude-session --channel slack append --user U0123ABC --role assistant --msg-id resp-1 -- \"Hello!\"
+  claude-session --channel slack append --user U0123ABC --role assistant -- \"Hello!\"
   claude-session --channel slack append --user U0123ABC --jsonl old-messages.jsonl";
 
 const CONTEXT_EXAMPLES: &str = "\
@@ -313,19 +313,35 @@ pub struct SessionArgs {
 #[derive(Debug, Subcommand)]
 pub enum SessionCommand {
     /// Channel-wide or one user's counts, storage and spend
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session status\n  \
+        claude-session --channel slack session status --user U0123ABC --json"
+    )]
     Status {
+        /// Show this user only
         #[arg(long, short = 'u', value_name = "ID")]
         user: Option<UserId>,
     },
     /// One row per user
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session users\n  \
+        claude-session --channel slack session users --sort size --limit 10"
+    )]
     Users {
+        /// Order of the rows, largest or newest first
         #[arg(long, value_enum, default_value = "activity")]
         sort: UserSort,
+        /// Show at most N users
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
     },
     /// The conversation, readable
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session show --user U0123ABC -n 20\n  \
+        claude-session --channel slack session show --user U0123ABC --archive --since 2026-03-01"
+    )]
     Show {
+        /// Whose conversation
         #[arg(long, short = 'u', value_name = "ID")]
         user: UserId,
         /// Last N messages
@@ -339,7 +355,12 @@ pub enum SessionCommand {
         since: Option<String>,
     },
     /// Clear a user's short-term memory, or with --all everything of the user
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session clear --user U0123ABC\n  \
+        claude-session --channel slack session clear --user U0123ABC --all --yes"
+    )]
     Clear {
+        /// Whose memory
         #[arg(long, short = 'u', value_name = "ID")]
         user: UserId,
         /// Everything: STM, profile, summaries, archive, index entry
@@ -350,7 +371,13 @@ pub enum SessionCommand {
         yes: bool,
     },
     /// Show, replace or edit a user's profile
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session profile --user U0123ABC\n  \
+        claude-session --channel slack session profile --user U0123ABC --set profile.md\n  \
+        claude-session --channel slack session profile --user U0123ABC --edit"
+    )]
     Profile {
+        /// Whose profile
         #[arg(long, short = 'u', value_name = "ID")]
         user: UserId,
         /// Replace it with FILE (or - for stdin)
@@ -361,41 +388,68 @@ pub enum SessionCommand {
         edit: bool,
     },
     /// List topic notes
+    #[command(after_help = "Examples:\n  claude-session --channel slack session topics")]
     Topics,
     /// Show or set one topic note
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session topic show toeic\n  \
+        claude-session --channel slack session topic set toeic notes.md --tags exam,english"
+    )]
     Topic {
         #[command(subcommand)]
         command: TopicCommand,
     },
     /// Delete a topic note
-    Forget { slug: TopicSlug },
+    #[command(after_help = "Examples:\n  claude-session --channel slack session forget toeic")]
+    Forget {
+        /// The topic's slug (its file name without .md)
+        slug: TopicSlug,
+    },
     /// Search profiles, topics and summaries
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session search \"TOEIC exam\"\n  \
+        claude-session --channel slack session search exam --tag english"
+    )]
     Search {
+        /// Words to look for (case-insensitive)
         query: String,
         /// Only entries with this tag; repeat for several
         #[arg(long, value_name = "TAG")]
         tag: Vec<String>,
     },
     /// Export everything of a user
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json --format json\n  \
+        claude-session --channel slack session export --user U0123ABC --out u.tar.gz --format tar.gz"
+    )]
     Export {
+        /// Whose data
         #[arg(long, short = 'u', value_name = "ID")]
         user: UserId,
+        /// Where to write it (must not exist yet, or be an empty folder)
         #[arg(long, value_name = "PATH")]
         out: PathBuf,
+        /// dir: the sessions layout; json: one document; tar.gz: the dir, packed
         #[arg(long, value_enum, default_value = "dir")]
         format: ExportFormat,
     },
     /// Rebuild ltm/index.json from the files
+    #[command(after_help = "Examples:\n  claude-session --channel slack session reindex")]
     Reindex,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum TopicCommand {
     /// Print a topic note
-    Show { slug: TopicSlug },
+    Show {
+        /// The topic's slug
+        slug: TopicSlug,
+    },
     /// Write a topic note from FILE (or - / nothing for stdin)
     Set {
+        /// The topic's slug (letters, digits, - _ .)
         slug: TopicSlug,
+        /// The note (markdown, optional frontmatter); stdin when absent or -
         file: Option<PathBuf>,
         /// Tags, comma-separated
         #[arg(long, value_delimiter = ',')]

@@ -38,7 +38,7 @@ use crate::state::State;
 use crate::store::archive;
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
-use crate::store::fs::{open_read, read_optional, read_optional_text, remove_if_exists};
+use crate::store::fs::{open_read, read_optional, remove_if_exists};
 use crate::store::lock::FileLock;
 
 /// At most this many bytes of raw lines go into one summarising call; a
@@ -178,9 +178,15 @@ pub fn compact_user(
                 Some(summary.render()),
             )?;
             write_journal(state, user, &journal)?;
-            apply_journal_locked(state, user, &journal)?;
+            kept = apply_journal_locked(state, user, &journal)?;
             match (&answer.facts, state.config.ltm.auto_profile) {
-                (Some(facts), true) => ltm::merge_facts_locked(state, user, facts, now)?,
+                // The compaction is done and durable; a profile that cannot
+                // take the facts (a broken hand edit) must not undo that.
+                (Some(facts), true) => ltm::merge_facts_locked(state, user, facts, now)
+                    .unwrap_or_else(|e| {
+                        diag::warn(format!("{user}: profile facts not merged: {e:#}"));
+                        None
+                    }),
                 _ => None,
             }
         };
@@ -189,7 +195,6 @@ pub fn compact_user(
             ltm::update_index(state, &entry.path.clone(), Some(entry))?;
         }
         compacted += plan.messages.len();
-        kept = plan.total - plan.messages.len();
     }
     Ok(Outcome::Compacted {
         compacted,
@@ -533,15 +538,17 @@ fn write_journal(state: &State, user: &UserId, journal: &Journal) -> anyhow::Res
 /// the user lock; every writer of a user's STM or archive calls this first.
 pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
     let path = state.layout.compaction_journal_file(user);
-    let Some(text) = read_optional_text(&path)? else {
+    let Some(bytes) = read_optional(&path)? else {
         return Ok(());
     };
-    match serde_json::from_str::<Journal>(&text) {
+    match serde_json::from_slice::<Journal>(&bytes) {
         Ok(journal) => {
             diag::info(format!("finishing an interrupted compaction of {user}"));
-            apply_journal_locked(state, user, &journal)
+            apply_journal_locked(state, user, &journal).map(|_| ())
         }
         Err(e) => {
+            // Written atomically, so never torn: this is a hand edit or
+            // another tool's file. Dropping it risks a duplicate, not a loss.
             diag::warn(format!(
                 "{}: unreadable compaction journal ({e}); removed",
                 path.display()
@@ -553,8 +560,9 @@ pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
 
 /// Carry out a journal; each step is skipped when already done. The log
 /// must still start with the journal's prefix, else the last step was
-/// done and only the journal is left to remove.
-fn apply_journal_locked(state: &State, user: &UserId, journal: &Journal) -> anyhow::Result<()> {
+/// done and only the journal is left to remove. Returns the number of
+/// messages left in the log.
+fn apply_journal_locked(state: &State, user: &UserId, journal: &Journal) -> anyhow::Result<usize> {
     let messages_path = state.layout.messages_file(user);
     let log = read_optional(&messages_path)?.unwrap_or_default();
     let prefix = log.get(..journal.prefix_len);
@@ -582,7 +590,11 @@ fn apply_journal_locked(state: &State, user: &UserId, journal: &Journal) -> anyh
         write_atomic(&messages_path, &log[journal.prefix_len..], state.fsync())?;
     }
     remove_if_exists(&state.layout.compaction_journal_file(user))?;
-    Ok(())
+    let rest = log.get(journal.prefix_len..).unwrap_or(&log);
+    Ok(rest
+        .split(|&b| b == b'\n')
+        .filter(|line| Message::parse(line).is_ok())
+        .count())
 }
 
 #[cfg(test)]

@@ -1,0 +1,1186 @@
+//! `compact`: what leaves the log and where it goes (summary, archives by
+//! UTC day, profile facts, the tag index), what a failed or dry run leaves
+//! alone, `--all` over many users, appends racing a compaction, two
+//! compactions at once, auto-compaction after `ask` and a garbage journal.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
+use serde_json::{Value, json};
+
+const SUMMARY_1: &str = "Kevin prepares for the TOEIC exam; he wants short answers.";
+const SUMMARY_2: &str = "Kevin passed a mock TOEIC test with 820 points.";
+
+/// The structured answer the fake claude gives to a compaction call.
+fn answer(summary: &str) -> String {
+    json!({
+        "summary": summary,
+        "facts": {
+            "name": "Kevin",
+            "language": "Traditional Chinese",
+            "timezone": "Asia/Taipei",
+            "preferences": ["short answers", "no emoji"],
+            "topics": ["TOEIC 860 preparation"],
+            "tags": ["English", "exam"]
+        }
+    })
+    .to_string()
+}
+
+/// `compact` with the fake claude, given explicitly, answering `SUMMARY_1`.
+fn compact(env: &TestEnv) -> assert_cmd::Command {
+    let mut cmd = env.cmd();
+    cmd.arg("compact")
+        .arg("--claude-bin")
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1));
+    cmd
+}
+
+/// The same as [`compact`], as a `std::process::Command` to spawn.
+fn spawn_compact(env: &TestEnv, user: &str, extra_env: &[(&str, &str)]) -> Child {
+    let mut cmd = Command::new(common::binary());
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.home())
+        .env("LANG", "C.UTF-8")
+        .env("FAKE_CLAUDE_LOG", env.claude_log())
+        .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
+        .current_dir(env.dir.path())
+        .arg("--state-dir")
+        .arg(env.state_dir())
+        .args(["compact", "--user", user, "--claude-bin"])
+        .arg(fake_claude())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in extra_env {
+        cmd.env(key, value);
+    }
+    cmd.spawn().expect("spawn compact")
+}
+
+/// A plain message line, as the seed writes it.
+fn line(id: &str, ts: &str, text: &str) -> String {
+    json!({"ts": ts, "role": "user", "text": text, "msgId": id}).to_string()
+}
+
+/// Sixty lines over three UTC days, some in shapes this tool would not
+/// write itself (other key order, spaces, unknown fields, a UTC offset
+/// whose UTC date is the day before, milliseconds at midnight).
+fn sixty_lines() -> Vec<String> {
+    (0..60)
+        .map(|i| {
+            let day = 20 + i / 20;
+            let ts = format!("2026-03-{day}T{:02}:{:02}:00Z", 8 + (i % 20) / 2, i % 60);
+            match i {
+                3 => format!(
+                    r#"{{"role":"assistant","text":"reply {i} with \"quotes\" and ünïcode","ts":"{ts}","msgId":"m{i}","usage":{{"input_tokens":12,"output_tokens":7}},"costUsd":0.0123}}"#
+                ),
+                7 => format!(
+                    r#"{{ "ts": "{ts}", "role": "user", "text": "spaced {i}", "msgId": "m{i}", "mood": {{"x": [1, 2]}} }}"#
+                ),
+                // 07:30 on 2026-03-21 in Tokyo is 22:30 on 2026-03-20 UTC.
+                25 => format!(
+                    r#"{{"ts":"2026-03-21T07:30:00+09:00","role":"user","text":"offset {i}","msgId":"m{i}","threadId":"t1"}}"#
+                ),
+                39 => format!(
+                    r#"{{"ts":"2026-03-21T23:59:59.999Z","role":"system","text":"late {i}","msgId":"m{i}","x-new-field":null}}"#
+                ),
+                40 => format!(
+                    r#"{{"ts":"2026-03-22T00:00:00.000Z","role":"user","text":"midnight {i}","msgId":"m{i}","attachments":[{{"type":"image","path":"/tmp/a.png","name":"a.png","size":3}}]}}"#
+                ),
+                _ => line(&format!("m{i}"), &ts, &format!("message {i}")),
+            }
+        })
+        .collect()
+}
+
+/// Import lines with `append --jsonl` (one process, one locked append).
+fn import(env: &TestEnv, user: &str, lines: &[String]) {
+    let path = env.dir.path().join(format!(
+        "import-{user}-{}.jsonl",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let mut text = lines.join("\n");
+    text.push('\n');
+    write_file(&path, text.as_bytes());
+    env.cmd()
+        .args(["append", "--user", user, "--jsonl"])
+        .arg(&path)
+        .assert()
+        .success();
+}
+
+/// The UTC day (YYYY-MM-DD) of a line's `ts`.
+fn utc_day(line: &str) -> String {
+    let value: Value = serde_json::from_str(line).expect("a JSON line");
+    let ts = value["ts"].as_str().expect("ts");
+    chrono::DateTime::parse_from_rfc3339(ts)
+        .expect("RFC 3339")
+        .with_timezone(&chrono::Utc)
+        .format("%Y-%m-%d")
+        .to_string()
+}
+
+fn msg_id(line: &str) -> String {
+    let value: Value =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"));
+    value["msgId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no msgId: {line:?}"))
+        .to_owned()
+}
+
+/// `gzip -dc` of a file (flate2 is not a dev-dependency, and the point is
+/// that standard tools read the archives).
+fn gunzip(path: &Path) -> Vec<u8> {
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .expect("run gzip");
+    assert!(
+        out.status.success(),
+        "gzip -dc {} failed: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn archive_dir(env: &TestEnv, user: &str) -> PathBuf {
+    env.sessions_dir().join("archive").join(user)
+}
+
+/// Every archive of a user: file name → decoded bytes.
+fn archives(env: &TestEnv, user: &str) -> BTreeMap<String, Vec<u8>> {
+    let dir = archive_dir(env, user);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return BTreeMap::new();
+    };
+    entries
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl.gz"))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                gunzip(&e.path()),
+            )
+        })
+        .collect()
+}
+
+/// Every archived line of a user, over all days.
+fn archived_lines(env: &TestEnv, user: &str) -> Vec<String> {
+    archives(env, user)
+        .values()
+        .flat_map(|bytes| {
+            String::from_utf8(bytes.clone())
+                .expect("UTF-8 archive")
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Expected archives: file name → the lines, in order, each with `\n`.
+fn by_day(lines: &[String]) -> BTreeMap<String, Vec<u8>> {
+    let mut out: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for line in lines {
+        let bytes = out
+            .entry(format!("messages-{}.jsonl.gz", utc_day(line)))
+            .or_default();
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+    }
+    out
+}
+
+/// Every file (with its bytes) and folder (`None`) under `sessions/`,
+/// except the lock files and the cost ledger.
+fn snapshot(env: &TestEnv) -> BTreeMap<String, Option<Vec<u8>>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Option<Vec<u8>>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".locks" || rel == "costs" {
+                continue;
+            }
+            if path.is_dir() {
+                out.insert(format!("{rel}/"), None);
+                walk(root, &path, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let root = env.sessions_dir();
+    walk(&root, &root, &mut out);
+    out
+}
+
+/// Which entries differ between two snapshots (for a readable failure).
+fn differences(
+    before: &BTreeMap<String, Option<Vec<u8>>>,
+    after: &BTreeMap<String, Option<Vec<u8>>>,
+) -> Vec<String> {
+    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| match (before.contains_key(k), after.contains_key(k)) {
+            (true, false) => format!("removed {k}"),
+            (false, true) => format!("created {k}"),
+            _ => format!("changed {k}"),
+        })
+        .collect()
+}
+
+/// Frontmatter and body of a markdown file.
+fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let rest = text
+        .strip_prefix("---\n")
+        .unwrap_or_else(|| panic!("{} does not start with ---: {text:?}", path.display()));
+    let end = rest
+        .find("\n---\n")
+        .unwrap_or_else(|| panic!("{} frontmatter is not closed", path.display()));
+    let front: serde_yaml::Mapping = serde_yaml::from_str(&rest[..end]).expect("YAML frontmatter");
+    (front, rest[end + 5..].to_owned())
+}
+
+fn yaml_str<'a>(front: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
+    front.get(key).and_then(serde_yaml::Value::as_str)
+}
+
+fn summary_path(env: &TestEnv, user: &str) -> PathBuf {
+    env.stm_dir(user).join("summary.md")
+}
+
+fn profile_path(env: &TestEnv, user: &str) -> PathBuf {
+    env.sessions_dir()
+        .join("ltm")
+        .join("users")
+        .join(format!("{user}.md"))
+}
+
+fn journal_path(env: &TestEnv, user: &str) -> PathBuf {
+    env.sessions_dir()
+        .join(".journal")
+        .join(format!("{user}.json"))
+}
+
+/// The content lines of a `## Heading` section (up to the next `## `).
+fn section(body: &str, heading: &str) -> Vec<String> {
+    body.lines()
+        .skip_while(|l| l.trim_end() != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Poll `done` every 50 ms for up to `limit`.
+fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+/// Wait until the fake claude has recorded call `n` (it records before it
+/// sleeps), i.e. the compaction is inside its LLM call.
+fn wait_for_call(env: &TestEnv, n: usize) {
+    let stdin = env.claude_log().join(format!("call-{n}")).join("stdin");
+    assert!(
+        wait_for(Duration::from_secs(20), || stdin.exists()),
+        "the fake claude was never called"
+    );
+}
+
+const CONFIG: &str = r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50}}"#;
+
+// --- what a compaction writes --------------------------------------------------
+
+#[test]
+fn compaction_keeps_the_newest_window_raw_and_archives_the_rest_by_utc_day() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let lines = sixty_lines();
+    import(&env, "U1", &lines);
+    assert_eq!(env.read_lines("U1"), lines, "the import keeps bytes");
+
+    let started = chrono::Utc::now();
+    let out = compact(&env).args(["--user", "U1"]).output().unwrap();
+    assert!(out.status.success(), "compact failed: {}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("compacted 50 message(s)"),
+        "{}",
+        stdout_of(&out)
+    );
+    assert_eq!(env.claude_calls(), 1);
+
+    // The newest ten stay raw, byte for byte.
+    let mut expected_log = lines[50..].join("\n");
+    expected_log.push('\n');
+    assert_eq!(
+        String::from_utf8(env.read_bytes("U1")).unwrap(),
+        expected_log,
+        "messages.jsonl holds exactly the newest 10 original lines"
+    );
+
+    // The summary and its frontmatter.
+    let (front, body) = read_markdown(&summary_path(&env, "U1"));
+    assert_eq!(yaml_str(&front, "user_id"), Some("U1"));
+    assert_eq!(
+        front
+            .get("messages_compacted")
+            .and_then(serde_yaml::Value::as_u64),
+        Some(50)
+    );
+    let last = yaml_str(&front, "last_compacted").expect("last_compacted");
+    let last = chrono::DateTime::parse_from_rfc3339(last)
+        .unwrap_or_else(|e| panic!("last_compacted {last:?} is not RFC 3339: {e}"));
+    assert!(
+        (last.with_timezone(&chrono::Utc) - started)
+            .num_seconds()
+            .abs()
+            < 60,
+        "last_compacted is now: {last}"
+    );
+    assert_eq!(body.trim(), SUMMARY_1);
+
+    // The archives: the 50 older lines, each in the file of its UTC day.
+    let expected = by_day(&lines[..50]);
+    assert_eq!(
+        expected.keys().collect::<Vec<_>>(),
+        [
+            "messages-2026-03-20.jsonl.gz",
+            "messages-2026-03-21.jsonl.gz",
+            "messages-2026-03-22.jsonl.gz"
+        ],
+        "the fixture spans three UTC days"
+    );
+    assert!(
+        String::from_utf8_lossy(&expected["messages-2026-03-20.jsonl.gz"]).contains("offset 25"),
+        "the +09:00 line belongs to the UTC day before"
+    );
+    let got = archives(&env, "U1");
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &expected {
+        assert_eq!(
+            String::from_utf8_lossy(&got[name]),
+            String::from_utf8_lossy(bytes),
+            "{name} holds exactly the original lines of its UTC day, in order"
+        );
+    }
+    // No journal or temporary file is left behind.
+    assert!(!journal_path(&env, "U1").exists());
+    let leftovers: Vec<_> = snapshot(&env)
+        .into_keys()
+        .filter(|k| k.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let first = sixty_lines();
+    import(&env, "U1", &first);
+    compact(&env).args(["--user", "U1"]).assert().success();
+    let day22 = archive_dir(&env, "U1").join("messages-2026-03-22.jsonl.gz");
+    let day22_before = std::fs::read(&day22).unwrap();
+
+    // Fifty more, on 2026-03-22 (the day of an existing archive) and later.
+    let more: Vec<String> = (60..110)
+        .map(|i| {
+            let ts = if i < 80 {
+                format!("2026-03-22T20:{:02}:00Z", i - 60)
+            } else {
+                format!("2026-03-23T09:{:02}:00Z", i - 80)
+            };
+            line(&format!("m{i}"), &ts, &format!("message {i}"))
+        })
+        .collect();
+    import(&env, "U1", &more);
+    compact(&env)
+        .args(["--user", "U1"])
+        .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_2))
+        .assert()
+        .success();
+    assert_eq!(env.claude_calls(), 2);
+
+    // The second call was given the first summary and the lines leaving.
+    let call = env.claude_call(2);
+    assert!(
+        call.stdin.contains(SUMMARY_1),
+        "the previous summary is sent: {}",
+        call.stdin
+    );
+    assert!(call.stdin.contains("message 50") && call.stdin.contains("message 99"));
+    assert!(
+        !call.stdin.contains("message 100"),
+        "the window is not sent"
+    );
+    assert!(
+        !env.claude_call(1).stdin.contains(SUMMARY_1),
+        "the first call had no summary yet"
+    );
+
+    let (front, body) = read_markdown(&summary_path(&env, "U1"));
+    assert_eq!(
+        front
+            .get("messages_compacted")
+            .and_then(serde_yaml::Value::as_u64),
+        Some(100),
+        "a running total"
+    );
+    assert_eq!(body.trim(), SUMMARY_2);
+
+    let all: Vec<String> = first.iter().chain(&more).cloned().collect();
+    assert_eq!(env.read_lines("U1"), all[100..].to_vec());
+    let expected = by_day(&all[..100]);
+    let got = archives(&env, "U1");
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &expected {
+        assert_eq!(
+            String::from_utf8_lossy(&got[name]),
+            String::from_utf8_lossy(bytes),
+            "{name}"
+        );
+    }
+    // 2026-03-22 got a second gzip member after the first, which is kept
+    // as it was; zcat prints the lines of both.
+    let day22_after = std::fs::read(&day22).unwrap();
+    assert!(day22_after.len() > day22_before.len());
+    assert_eq!(&day22_after[..day22_before.len()], &day22_before[..]);
+    assert_eq!(&day22_after[day22_before.len()..][..2], &[0x1f, 0x8b]);
+    let zcat = Command::new("zcat").arg(&day22).output().unwrap();
+    assert!(zcat.status.success());
+    let text = String::from_utf8(zcat.stdout).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        10 + 30,
+        "both members (m40–m49, then m50–m79): {text}"
+    );
+    assert!(text.contains("midnight 40") && text.contains("message 79"));
+}
+
+#[test]
+fn a_failed_claude_call_changes_nothing_on_disk() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    import(&env, "U1", &sixty_lines());
+    compact(&env).args(["--user", "U1"]).assert().success();
+    let more: Vec<String> = (60..110)
+        .map(|i| line(&format!("m{i}"), "2026-03-22T21:00:00Z", "more"))
+        .collect();
+    import(&env, "U1", &more);
+
+    for (variable, value) in [("FAKE_CLAUDE_EXIT", "1"), ("FAKE_CLAUDE_IS_ERROR", "1")] {
+        let before = snapshot(&env);
+        let calls = env.claude_calls();
+        let out = compact(&env)
+            .args(["--user", "U1"])
+            .env(variable, value)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(6),
+            "{variable}: claude failed → exit 6; stderr: {}",
+            stderr_of(&out)
+        );
+        assert!(!stderr_of(&out).is_empty(), "{variable}: a message");
+        assert_eq!(env.claude_calls(), calls + 1, "{variable}: one call made");
+        let after = snapshot(&env);
+        assert!(
+            before == after,
+            "{variable}: nothing may change: {:?}",
+            differences(&before, &after)
+        );
+    }
+}
+
+// --- profile facts ---------------------------------------------------------------
+
+const ADMIN_PROFILE: &str = "---\nuser_id: U1\ndisplay_name: Kevin Admin\nplan: gold\ntags:\n- vip\n---\n\n\
+## Preferences\n- Language: English\n\n## Admin notes\nVIP\n";
+
+#[test]
+fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    write_file(&profile_path(&env, "U1"), ADMIN_PROFILE.as_bytes());
+    import(&env, "U1", &sixty_lines());
+    compact(&env).args(["--user", "U1"]).assert().success();
+
+    let (front, body) = read_markdown(&profile_path(&env, "U1"));
+    assert_eq!(yaml_str(&front, "plan"), Some("gold"), "admin key kept");
+    assert_eq!(
+        yaml_str(&front, "display_name"),
+        Some("Kevin Admin"),
+        "an admin's display name is not overwritten"
+    );
+    let tags: Vec<&str> = front["tags"]
+        .as_sequence()
+        .expect("tags")
+        .iter()
+        .filter_map(serde_yaml::Value::as_str)
+        .collect();
+    assert_eq!(tags, ["vip", "english", "exam"]);
+
+    let preferences = section(&body, "## Preferences");
+    for expected in [
+        "- Name: Kevin",
+        "- Language: Traditional Chinese",
+        "- Timezone: Asia/Taipei",
+        "- short answers",
+        "- no emoji",
+    ] {
+        assert!(
+            preferences.iter().any(|l| l == expected),
+            "{expected:?} under ## Preferences: {body}"
+        );
+    }
+    assert!(
+        !body.contains("- Language: English"),
+        "the language line is updated in place: {body}"
+    );
+    assert_eq!(
+        section(&body, "## Ongoing Topics"),
+        ["- TOEIC 860 preparation"],
+        "{body}"
+    );
+    assert!(
+        body.contains("## Admin notes\nVIP\n"),
+        "the admin section stays: {body}"
+    );
+
+    // The tag index has the profile.
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(env.sessions_dir().join("ltm").join("index.json")).unwrap(),
+    )
+    .expect("index.json is JSON");
+    let entries = index["entries"].as_array().expect("entries");
+    let entry = entries
+        .iter()
+        .find(|e| e["path"] == "users/U1.md")
+        .unwrap_or_else(|| panic!("no entry for users/U1.md: {index}"));
+    assert_eq!(entry["kind"], "user");
+    assert_eq!(entry["id"], "U1");
+    assert_eq!(entry["tags"], json!(["vip", "english", "exam"]));
+
+    // The same facts again: nothing is added twice.
+    import(&env, "U1", &sixty_lines()[..45]);
+    compact(&env).args(["--user", "U1"]).assert().success();
+    let (_, again) = read_markdown(&profile_path(&env, "U1"));
+    assert_eq!(again, body, "facts already known are not repeated");
+}
+
+#[test]
+fn without_auto_profile_the_profile_is_left_alone() {
+    let env = TestEnv::new();
+    env.write_config(
+        r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50},"ltm":{"autoProfile":false}}"#,
+    );
+    write_file(&profile_path(&env, "U1"), ADMIN_PROFILE.as_bytes());
+    import(&env, "U1", &sixty_lines());
+    compact(&env).args(["--user", "U1"]).assert().success();
+    assert_eq!(
+        std::fs::read_to_string(profile_path(&env, "U1")).unwrap(),
+        ADMIN_PROFILE
+    );
+    assert!(
+        !env.sessions_dir().join("ltm").join("index.json").exists(),
+        "no index entry written"
+    );
+    assert!(
+        !env.claude_call(1).system_prompt.contains("\"facts\""),
+        "no facts asked for"
+    );
+    // A user without a profile does not get one either.
+    import(&env, "U2", &sixty_lines());
+    compact(&env).args(["--user", "U2"]).assert().success();
+    assert!(!profile_path(&env, "U2").exists());
+    assert_eq!(env.read_lines("U2").len(), 10);
+}
+
+#[test]
+fn a_profile_that_facts_cannot_be_merged_into_does_not_fail_a_done_compaction() {
+    // A hand-edited profile whose frontmatter is never closed. The
+    // compaction itself (archive, summary, log) is committed before facts
+    // are merged; it must be reported as done, with a warning about the
+    // profile, not as a failed command with no outcome on stdout.
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let broken = "---\nuser_id: U1\nplan: gold\n\n## Admin notes\nVIP\n";
+    write_file(&profile_path(&env, "U1"), broken.as_bytes());
+    let lines = sixty_lines();
+    import(&env, "U1", &lines);
+    let out = compact(&env)
+        .args(["--json", "--user", "U1"])
+        .output()
+        .unwrap();
+
+    // What was done is done either way.
+    assert_eq!(env.read_lines("U1"), lines[50..].to_vec());
+    assert_eq!(archives(&env, "U1"), by_day(&lines[..50]));
+    assert!(summary_path(&env, "U1").exists());
+    assert_eq!(
+        std::fs::read_to_string(profile_path(&env, "U1")).unwrap(),
+        broken,
+        "the broken profile is not touched"
+    );
+    assert!(
+        stderr_of(&out).contains("U1.md"),
+        "a warning names the profile: {}",
+        stderr_of(&out)
+    );
+    // How it is reported.
+    assert!(
+        out.status.success(),
+        "the compaction was committed, yet compact exits {:?} with stdout {:?}: {}",
+        out.status.code(),
+        stdout_of(&out),
+        stderr_of(&out)
+    );
+    let json: Value = serde_json::from_str(&stdout_of(&out)).expect("the outcome as JSON");
+    assert_eq!(json["outcome"]["status"], "compacted");
+    assert_eq!(json["outcome"]["compacted"], 50);
+}
+
+// --- dry run, threshold, force -----------------------------------------------------
+
+#[test]
+fn dry_run_calls_nothing_and_changes_nothing() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    import(&env, "U1", &sixty_lines());
+    let before = snapshot(&env);
+    let out = compact(&env)
+        .args(["--user", "U1", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("would compact 50 of 60"),
+        "{}",
+        stdout_of(&out)
+    );
+    assert_eq!(env.claude_calls(), 0);
+    let after = snapshot(&env);
+    assert!(before == after, "{:?}", differences(&before, &after));
+
+    compact(&env)
+        .args(["--all", "--dry-run"])
+        .assert()
+        .success();
+    assert_eq!(env.claude_calls(), 0);
+    let after = snapshot(&env);
+    assert!(before == after, "{:?}", differences(&before, &after));
+}
+
+#[test]
+fn under_the_threshold_nothing_is_compacted_unless_forced() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let lines = sixty_lines();
+    import(&env, "U1", &lines[..50]);
+    let before = snapshot(&env);
+    let out = compact(&env).args(["--user", "U1"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("nothing to compact"),
+        "{}",
+        stdout_of(&out)
+    );
+    assert_eq!(env.claude_calls(), 0, "50 is not over a threshold of 50");
+    let after = snapshot(&env);
+    assert!(before == after, "{:?}", differences(&before, &after));
+
+    compact(&env)
+        .args(["--user", "U1", "--force"])
+        .assert()
+        .success();
+    assert_eq!(env.claude_calls(), 1);
+    assert_eq!(env.read_lines("U1"), lines[40..50].to_vec());
+    assert_eq!(archives(&env, "U1"), by_day(&lines[..40]));
+
+    // Forced again, within the window: nothing to do, no call.
+    let out = compact(&env)
+        .args(["--user", "U1", "--force"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(stdout_of(&out).contains("nothing to compact"));
+    assert_eq!(env.claude_calls(), 1);
+}
+
+// --- output ------------------------------------------------------------------------
+
+#[test]
+fn json_output_for_one_user_and_for_all() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let lines = sixty_lines();
+    import(&env, "A", &lines);
+    import(&env, "B", &lines[..5]);
+    import(&env, "C", &lines);
+    import(&env, "C", &lines[..10]);
+
+    let json_of = |args: &[&str]| -> Value {
+        let out = compact(&env).arg("--json").args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+        let text = stdout_of(&out);
+        assert_eq!(text.lines().count(), 1, "one JSON line: {text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    };
+
+    assert_eq!(
+        json_of(&["--user", "A", "--dry-run"]),
+        json!({"user": "A", "outcome": {"status": "wouldCompact", "messages": 60, "compact": 50, "keep": 10}})
+    );
+    assert_eq!(
+        json_of(&["--user", "B"]),
+        json!({"user": "B", "outcome": {"status": "notNeeded", "messages": 5}})
+    );
+    assert_eq!(
+        json_of(&["--user", "A"]),
+        json!({"user": "A", "outcome": {"status": "compacted", "compacted": 50, "kept": 10, "calls": 1, "costUsd": 0.0123}})
+    );
+
+    import(&env, "A", &lines[..45]);
+    let all = json_of(&["--all"]);
+    let cost = all["costUsd"].as_f64().expect("costUsd");
+    assert!((cost - 0.0246).abs() < 1e-9, "{all}");
+    let mut all = all;
+    all.as_object_mut().unwrap().remove("costUsd");
+    assert_eq!(
+        all,
+        json!({
+            "users": [
+                {"user": "A", "outcome": {"status": "compacted", "compacted": 45, "kept": 10, "calls": 1, "costUsd": 0.0123}},
+                {"user": "C", "outcome": {"status": "compacted", "compacted": 60, "kept": 10, "calls": 1, "costUsd": 0.0123}}
+            ],
+            "underThreshold": 1,
+            "calls": 2,
+            "errors": []
+        })
+    );
+    assert_eq!(env.claude_calls(), 3);
+}
+
+// --- many users ----------------------------------------------------------------------
+
+#[test]
+fn compact_all_over_a_thousand_users_calls_claude_only_for_those_over_the_threshold() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let mut written: HashMap<String, Vec<u8>> = HashMap::new();
+    for n in 0..1000 {
+        let user = format!("U{n:04}");
+        let count = if n % 100 == 42 { 60 } else { 5 };
+        let mut bytes = Vec::new();
+        for i in 0..count {
+            bytes.extend_from_slice(
+                line(
+                    &format!("{user}-{i}"),
+                    &format!("2026-03-{:02}T10:{:02}:00Z", 20 + i / 30, i % 60),
+                    &format!("hello {i}"),
+                )
+                .as_bytes(),
+            );
+            bytes.push(b'\n');
+        }
+        env.write_messages_raw(&user, &bytes);
+        written.insert(user, bytes);
+    }
+
+    let started = Instant::now();
+    let out = compact(&env).arg("--all").output().unwrap();
+    let elapsed = started.elapsed();
+    eprintln!("compact --all over 1000 users (10 over the threshold) took {elapsed:?}");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("10 user(s) acted on, 990 under the threshold, 10 claude call(s)"),
+        "{}",
+        stdout_of(&out)
+    );
+    assert_eq!(env.claude_calls(), 10);
+    for (user, bytes) in &written {
+        let now = env.read_bytes(user);
+        if bytes.iter().filter(|&&b| b == b'\n').count() == 60 {
+            let lines = env.read_lines(user);
+            assert_eq!(lines.len(), 10, "{user}");
+            assert_eq!(
+                lines[0],
+                line(&format!("{user}-50"), "2026-03-21T10:50:00Z", "hello 50")
+            );
+            assert_eq!(archived_lines(&env, user).len(), 50, "{user}");
+            assert!(summary_path(&env, user).exists(), "{user}");
+        } else {
+            assert_eq!(&now, bytes, "{user} unchanged");
+            assert!(!summary_path(&env, user).exists(), "{user}");
+            assert!(!archive_dir(&env, user).exists(), "{user}");
+        }
+    }
+}
+
+// --- concurrency -------------------------------------------------------------------
+
+#[test]
+fn appends_during_the_llm_call_are_kept_and_every_message_is_in_one_place_once() {
+    const WRITERS: usize = 8;
+    const PER_WRITER: usize = 50;
+    let env = TestEnv::new();
+    // After compacting 460 → 10, the 400 appended meanwhile stay under the
+    // threshold, so all of them must still be in messages.jsonl.
+    env.write_config(
+        r#"{"stm":{"contextWindow":10},"compacting":{"threshold":450},"durability":{"lockTimeoutMs":60000}}"#,
+    );
+    let initial: Vec<String> = (0..460)
+        .map(|i| {
+            line(
+                &format!("old-{i}"),
+                &format!(
+                    "2026-03-{:02}T{:02}:{:02}:00Z",
+                    20 + i / 200,
+                    (i / 60) % 24,
+                    i % 60
+                ),
+                &format!("old message {i}"),
+            )
+        })
+        .collect();
+    import(&env, "U1", &initial);
+
+    let started = Instant::now();
+    let compaction = spawn_compact(&env, "U1", &[("FAKE_CLAUDE_SLEEP", "2")]);
+    wait_for_call(&env, 1);
+    let in_call = started.elapsed();
+
+    let script = r#"
+        i=0
+        while [ "$i" -lt "$COUNT" ]; do
+            "$BIN" --state-dir "$STATE" append --user U1 --msg-id "w$WRITER-$i" \
+                -- "writer $WRITER message $i" || exit 1
+            i=$((i + 1))
+        done
+    "#;
+    let writers: Vec<Child> = (0..WRITERS)
+        .map(|writer| {
+            Command::new("sh")
+                .args(["-c", script])
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", env.home())
+                .env("LANG", "C.UTF-8")
+                .env("BIN", common::binary())
+                .env("STATE", env.state_dir())
+                .env("WRITER", writer.to_string())
+                .env("COUNT", PER_WRITER.to_string())
+                .current_dir(env.dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn a writer")
+        })
+        .collect();
+    for (writer, child) in writers.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "writer {writer}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let writers_done = started.elapsed();
+    let out = compaction.wait_with_output().unwrap();
+    let compaction_done = started.elapsed();
+    eprintln!(
+        "race: claude called at {in_call:?}, {} appends done at {writers_done:?}, \
+         compaction done at {compaction_done:?}",
+        WRITERS * PER_WRITER
+    );
+    assert!(out.status.success(), "compact: {}", stderr_of(&out));
+    assert_eq!(env.claude_calls(), 1, "one round: 410 is under 450");
+
+    // Every appended line is in the log, once, each writer's in order.
+    let log = env.read_lines("U1");
+    let ids: Vec<String> = log.iter().map(|l| msg_id(l)).collect();
+    let mut expected: Vec<String> = initial[450..].iter().map(|l| msg_id(l)).collect();
+    assert_eq!(ids[..10], expected[..], "the kept window comes first");
+    for writer in 0..WRITERS {
+        let mine: Vec<&String> = ids
+            .iter()
+            .filter(|id| id.starts_with(&format!("w{writer}-")))
+            .collect();
+        let want: Vec<String> = (0..PER_WRITER).map(|i| format!("w{writer}-{i}")).collect();
+        assert_eq!(
+            mine,
+            want.iter().collect::<Vec<_>>(),
+            "writer {writer}: all, once, in order"
+        );
+        expected.extend(want);
+    }
+    assert_eq!(
+        ids.len(),
+        10 + WRITERS * PER_WRITER,
+        "nothing extra in the log"
+    );
+
+    // STM and archive together: every message exactly once.
+    let archived: Vec<String> = archived_lines(&env, "U1")
+        .iter()
+        .map(|l| msg_id(l))
+        .collect();
+    let mut everywhere: HashMap<String, usize> = HashMap::new();
+    for id in ids.iter().chain(&archived) {
+        *everywhere.entry(id.clone()).or_default() += 1;
+    }
+    let all_ids = initial
+        .iter()
+        .map(|l| msg_id(l))
+        .chain((0..WRITERS).flat_map(|w| (0..PER_WRITER).map(move |i| format!("w{w}-{i}"))));
+    let mut total = 0;
+    for id in all_ids {
+        assert_eq!(everywhere.get(&id), Some(&1), "{id} exactly once");
+        total += 1;
+    }
+    assert_eq!(everywhere.len(), total, "no message from nowhere");
+    assert_eq!(
+        archived,
+        initial[..450].iter().map(|l| msg_id(l)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_second_concurrent_compaction_of_the_same_user_returns_at_once() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    import(&env, "U1", &sixty_lines());
+    let mut first = spawn_compact(&env, "U1", &[("FAKE_CLAUDE_SLEEP", "2")]);
+    wait_for_call(&env, 1);
+
+    let started = Instant::now();
+    let out = compact(&env)
+        .args(["--user", "U1"])
+        .env("FAKE_CLAUDE_SLEEP", "2")
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the second returned while the first was still in its call ({took:?})"
+    );
+    assert!(out.status.success(), "exit 0: {}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("another compaction of this user is running"),
+        "{}",
+        stdout_of(&out)
+    );
+    let out = first.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(env.claude_calls(), 1, "exactly one claude call");
+    assert_eq!(env.read_lines("U1").len(), 10);
+    let (front, _) = read_markdown(&summary_path(&env, "U1"));
+    assert_eq!(
+        front
+            .get("messages_compacted")
+            .and_then(serde_yaml::Value::as_u64),
+        Some(50)
+    );
+}
+
+// --- after ask ---------------------------------------------------------------------
+
+/// `ask --json` whose ask call gets the default fake reply and whose
+/// compaction call (recognised by its prompt) gets the JSON answer.
+fn ask(env: &TestEnv) -> assert_cmd::Command {
+    let mut cmd = env.cmd();
+    cmd.args(["--json", "ask", "--user", "U1", "--msg-id", "ask-1"])
+        .arg("--claude-bin")
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_MATCH_1", "Older messages to fold in")
+        .env("FAKE_CLAUDE_REPLY_1", answer(SUMMARY_1));
+    cmd
+}
+
+fn ask_json(out: &std::process::Output) -> Value {
+    assert!(out.status.success(), "ask failed: {}", stderr_of(out));
+    serde_json::from_str(&stdout_of(out))
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout_of(out)))
+}
+
+#[test]
+fn ask_over_the_threshold_compacts_inline_before_it_exits() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let lines = sixty_lines();
+    // 40 + question + reply = 42: not over; no compaction.
+    import(&env, "U1", &lines[..40]);
+    let json = ask_json(&ask(&env).args(["--", "first question"]).output().unwrap());
+    assert_eq!(json["compacted"], false);
+    assert_eq!(env.claude_calls(), 1);
+    assert_eq!(env.read_lines("U1").len(), 42);
+
+    // 42 + 8 = 50, + question + reply = 52: over.
+    import(&env, "U1", &lines[40..48]);
+    let json = ask_json(&ask(&env).args(["--", "are we there yet"]).output().unwrap());
+    assert_eq!(json["compacted"], true, "{json}");
+    assert_eq!(json["reply"], "fake reply to: are we there yet");
+    assert_eq!(env.claude_calls(), 3, "ask, then the compaction");
+    assert!(
+        env.claude_call(3)
+            .stdin
+            .contains("Older messages to fold in")
+    );
+    let log = env.messages("U1");
+    assert_eq!(log.len(), 10, "compacted in the same process");
+    assert_eq!(log[8]["text"], "are we there yet");
+    assert_eq!(log[9]["role"], "assistant");
+    assert_eq!(log[9]["text"], "fake reply to: are we there yet");
+    let (front, body) = read_markdown(&summary_path(&env, "U1"));
+    assert_eq!(
+        front
+            .get("messages_compacted")
+            .and_then(serde_yaml::Value::as_u64),
+        Some(42)
+    );
+    assert_eq!(body.trim(), SUMMARY_1);
+    assert_eq!(archived_lines(&env, "U1").len(), 42);
+}
+
+#[test]
+fn ask_with_no_compact_leaves_the_log_over_the_threshold() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    import(&env, "U1", &sixty_lines()[..49]);
+    let json = ask_json(
+        &ask(&env)
+            .args(["--no-compact", "--", "hello"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(json["compacted"], false, "{json}");
+    assert_eq!(env.claude_calls(), 1);
+    assert_eq!(env.read_lines("U1").len(), 51);
+    assert!(!summary_path(&env, "U1").exists());
+}
+
+#[test]
+fn ask_with_background_compaction_returns_and_the_compaction_follows() {
+    let env = TestEnv::new();
+    env.write_config(
+        r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"mode":"background"}}"#,
+    );
+    import(&env, "U1", &sixty_lines()[..49]);
+    // Every fake call sleeps 1 s: right after ask returns, the background
+    // compaction is still inside its own call.
+    let json = ask_json(
+        &ask(&env)
+            .args(["--", "hello"])
+            .env("FAKE_CLAUDE_SLEEP", "1")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(json["compacted"], true, "{json}");
+    assert_eq!(
+        env.read_lines("U1").len(),
+        51,
+        "ask did not wait for the compaction"
+    );
+    let index = env.sessions_dir().join("ltm").join("index.json");
+    let done = wait_for(Duration::from_secs(20), || {
+        env.read_lines("U1").len() == 10 && index.exists()
+    });
+    assert!(
+        done,
+        "the background compaction did not happen: {} line(s), {} call(s)",
+        env.read_lines("U1").len(),
+        env.claude_calls()
+    );
+    assert_eq!(env.claude_calls(), 2);
+    assert!(summary_path(&env, "U1").exists());
+    assert_eq!(archived_lines(&env, "U1").len(), 41);
+    // Let the detached process finish before the folder goes away.
+    wait_for(Duration::from_secs(5), || {
+        !journal_path(&env, "U1").exists()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+// --- recovery ----------------------------------------------------------------------
+
+/// Leave `garbage` as the user's journal, then compact: the journal must
+/// be removed with a warning and the compaction must work as usual.
+fn garbage_journal_is_removed(garbage: &[u8]) {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    let lines = sixty_lines();
+    import(&env, "U1", &lines);
+    write_file(&journal_path(&env, "U1"), garbage);
+    let out = compact(&env).args(["--user", "U1"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "journal {:?}: compact failed ({:?}): {}",
+        String::from_utf8_lossy(garbage),
+        out.status.code(),
+        stderr_of(&out)
+    );
+    assert!(
+        stderr_of(&out).contains("journal"),
+        "a warning names the journal: {}",
+        stderr_of(&out)
+    );
+    assert!(!journal_path(&env, "U1").exists(), "the journal is removed");
+    assert_eq!(env.read_lines("U1"), lines[50..].to_vec());
+    assert_eq!(archives(&env, "U1"), by_day(&lines[..50]));
+    assert_eq!(env.claude_calls(), 1);
+}
+
+#[test]
+fn an_unparsable_journal_is_removed_with_a_warning_and_compaction_works() {
+    garbage_journal_is_removed(b"{\"prefixLen\": 12, this is not a journal");
+}
+
+#[test]
+fn a_journal_of_binary_garbage_is_removed_with_a_warning_and_compaction_works() {
+    // Not even UTF-8 (a disk error, another tool's file): just as unreadable.
+    garbage_journal_is_removed(b"\x00\xff\xfe garbage \x80\x81");
+}
