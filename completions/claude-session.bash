@@ -225,7 +225,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__append)
-            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --role --ts --jsonl --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --conversation --display-name --role --ts --jsonl --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -256,6 +256,14 @@ _claude__session() {
                     return 0
                     ;;
                 --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --display-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -290,7 +298,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__ask)
-            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --display-name --system-prompt --system-prompt-file --append-system-prompt --output-format --no-compact --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --conversation --display-name --system-prompt --system-prompt-file --append-system-prompt --output-format --no-compact --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +329,10 @@ _claude__session() {
                     return 0
                     ;;
                 --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -390,7 +402,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__compact)
-            opts="-u -v -q -h -V --user --all --force --dry-run --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -v -q -h -V --user --conversation --all --force --dry-run --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -401,6 +413,10 @@ _claude__session() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -439,7 +455,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__context)
-            opts="-u -n -v -q -h -V --user --window --show-config --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -n -v -q -h -V --user --window --conversation --explain --show-config --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -458,6 +474,10 @@ _claude__session() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1256,7 +1276,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__session__subcmd__show)
-            opts="-u -n -v -q -h -V --user --archive --since --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -n -v -q -h -V --user --conversation --archive --since --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1267,6 +1287,10 @@ _claude__session() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

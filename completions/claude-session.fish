@@ -44,7 +44,8 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l th
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l group -d 'Group id (kept as `groupId`)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l attach -d 'A file sent with the message, as PATH or PATH:NAME; repeat for several' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l source -d 'Platform name stored in the line\'s `channel` field [default: --channel]' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l display-name -d 'Name for the skeleton profile made on the user\'s first ask' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l conversation -d 'Group or thread whose shared memory this message belongs to; --user stays the sender' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l display-name -d 'The sender\'s name: kept as `userName` in a conversation; on `ask`, names a new profile' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l system-prompt -d 'Base system prompt [default: config ask.systemPrompt]' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l system-prompt-file -d 'Read the base system prompt from a file' -r -F
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l append-system-prompt -d 'Keep claude\'s own system prompt and append TEXT plus the memory context to it' -r
@@ -68,6 +69,8 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l group -d 'Group id (kept as `groupId`)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l attach -d 'A file sent with the message, as PATH or PATH:NAME; repeat for several' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l source -d 'Platform name stored in the line\'s `channel` field [default: --channel]' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l conversation -d 'Group or thread whose shared memory this message belongs to; --user stays the sender' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l display-name -d 'The sender\'s name: kept as `userName` in a conversation; on `ask`, names a new profile' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l role -d 'Who spoke' -r -f -a "user\t''
 assistant\t''
 system\t''"
@@ -82,8 +85,10 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand append" -s
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s u -l user -d 'Whose memory' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s n -l window -d 'Number of recent messages [default: config stm.contextWindow]' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l conversation -d 'Whose shared memory, for a group or thread (--user is then the sender)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l explain -d 'List each part, its size and estimated tokens, and what the size budget dropped or cut'
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l show-config -d 'Print the effective configuration (defaults merged with config.json) instead'
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -91,6 +96,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand context" -
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -s u -l user -d 'Compact this user' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l conversation -d 'Compact this group or thread conversation' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l claude-bin -d 'The claude program [default: `claude` on PATH]' -r -F
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l timeout -d 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l model -d 'Model for claude (passed as `--model`)' -r
@@ -161,6 +167,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s u -l user -d 'Whose conversation' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l conversation -d 'A group or thread conversation instead of a user\'s' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s n -d 'Last N messages' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l since -d 'Only messages on or after DATE (YYYY-MM-DD or RFC 3339)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"

@@ -169,6 +169,14 @@ pub struct MessageArgs {
     #[arg(long, value_name = "NAME")]
     pub source: Option<String>,
 
+    /// Group or thread whose shared memory this message belongs to; --user stays the sender
+    #[arg(long, value_name = "KEY")]
+    pub conversation: Option<UserId>,
+
+    /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
+    #[arg(long, value_name = "NAME")]
+    pub display_name: Option<String>,
+
     /// The message text; read from stdin when not given
     #[arg(value_name = "TEXT", allow_hyphen_values = true)]
     pub text: Vec<String>,
@@ -184,10 +192,6 @@ pub enum OutputFormat {
 pub struct AskArgs {
     #[command(flatten)]
     pub message: MessageArgs,
-
-    /// Name for the skeleton profile made on the user's first ask
-    #[arg(long, value_name = "NAME")]
-    pub display_name: Option<String>,
 
     /// Base system prompt [default: config ask.systemPrompt]
     #[arg(long, value_name = "TEXT", conflicts_with = "system_prompt_file")]
@@ -246,17 +250,29 @@ pub struct ContextArgs {
     #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10_000))]
     pub window: Option<u32>,
 
+    /// Whose shared memory, for a group or thread (--user is then the sender)
+    #[arg(long, value_name = "KEY")]
+    pub conversation: Option<UserId>,
+
+    /// List each part, its size and estimated tokens, and what the size budget dropped or cut
+    #[arg(long)]
+    pub explain: bool,
+
     /// Print the effective configuration (defaults merged with config.json) instead
     #[arg(long)]
     pub show_config: bool,
 }
 
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("who").required(true).args(["user", "all"]))]
+#[command(group = clap::ArgGroup::new("who").required(true).args(["user", "conversation", "all"]))]
 pub struct CompactArgs {
     /// Compact this user
     #[arg(long, short = 'u', value_name = "ID")]
     pub user: Option<UserId>,
+
+    /// Compact this group or thread conversation
+    #[arg(long, value_name = "KEY")]
+    pub conversation: Option<UserId>,
 
     /// Compact every user over the threshold
     #[arg(long)]
@@ -340,10 +356,14 @@ pub enum SessionCommand {
         after_help = "Examples:\n  claude-session --channel slack session show --user U0123ABC -n 20\n  \
         claude-session --channel slack session show --user U0123ABC --archive --since 2026-03-01"
     )]
+    #[command(group = clap::ArgGroup::new("whose").required(true).args(["user", "conversation"]))]
     Show {
         /// Whose conversation
         #[arg(long, short = 'u', value_name = "ID")]
-        user: UserId,
+        user: Option<UserId>,
+        /// A group or thread conversation instead of a user's
+        #[arg(long, value_name = "KEY")]
+        conversation: Option<UserId>,
         /// Last N messages
         #[arg(short = 'n', value_name = "N")]
         count: Option<usize>,

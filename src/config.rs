@@ -23,6 +23,7 @@ pub struct Config {
     pub durability: DurabilityConfig,
     pub ask: AskConfig,
     pub ltm: LtmConfig,
+    pub budget: BudgetConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -159,6 +160,30 @@ impl Default for LtmConfig {
     }
 }
 
+/// Spending caps in US dollars; unset means no cap. Per-user caps count
+/// what `ask` spent for that sender; channel caps count every ask; the
+/// maintenance cap counts compaction and summary calls.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BudgetConfig {
+    pub daily_usd: Option<f64>,
+    pub monthly_usd: Option<f64>,
+    pub channel_daily_usd: Option<f64>,
+    pub channel_monthly_usd: Option<f64>,
+    pub maintenance_daily_usd: Option<f64>,
+    /// What `ask` answers when a cap is reached.
+    pub message: Option<String>,
+}
+
+impl BudgetConfig {
+    pub fn any_ask_cap(&self) -> bool {
+        self.daily_usd.is_some()
+            || self.monthly_usd.is_some()
+            || self.channel_daily_usd.is_some()
+            || self.channel_monthly_usd.is_some()
+    }
+}
+
 /// Upper bounds that keep a typo from asking for a billion-line read.
 const MAX_CONTEXT_WINDOW: u32 = 10_000;
 const MAX_THRESHOLD: u32 = 1_000_000;
@@ -258,6 +283,22 @@ impl Config {
                 "compacting.weeklySummaryDay is {}; it must be 0 (Sunday) to 6 (Saturday)",
                 self.compacting.weekly_summary_day
             ));
+        }
+        let budget = &self.budget;
+        for (key, value) in [
+            ("budget.dailyUsd", budget.daily_usd),
+            ("budget.monthlyUsd", budget.monthly_usd),
+            ("budget.channelDailyUsd", budget.channel_daily_usd),
+            ("budget.channelMonthlyUsd", budget.channel_monthly_usd),
+            ("budget.maintenanceDailyUsd", budget.maintenance_daily_usd),
+        ] {
+            if let Some(value) = value
+                && !(value.is_finite() && value >= 0.0)
+            {
+                return bad(format!(
+                    "{key} is {value}; it must be a number of dollars, 0 or more"
+                ));
+            }
         }
         if self.ask.timeout_seconds == 0 {
             return bad("ask.timeoutSeconds is 0; it must be at least 1".into());

@@ -23,8 +23,18 @@ pub const MAX_NAME_LEN: usize = 128;
 const ID_PUNCTUATION: &[char] = &['-', '_', '.', ':', '@', '+', '='];
 const SLUG_PUNCTUATION: &[char] = &['-', '_', '.'];
 
-fn validate_name(kind: &str, value: &str, punctuation: &[char]) -> anyhow::Result<()> {
+fn validate_name(
+    kind: &str,
+    value: &str,
+    punctuation: &[char],
+    reserved: &[&str],
+) -> anyhow::Result<()> {
     let shown = shorten(value);
+    if reserved.contains(&value) {
+        return Err(usage(format!(
+            "the {kind} {shown} is reserved: the layout uses that folder name for itself"
+        )));
+    }
     if value.is_empty() {
         return Err(usage(format!(
             "the {kind} is empty; give a non-empty {kind}"
@@ -75,14 +85,14 @@ fn shorten(value: &str) -> String {
 }
 
 macro_rules! name_type {
-    ($(#[$doc:meta])* $name:ident, $kind:literal, $punct:expr) => {
+    ($(#[$doc:meta])* $name:ident, $kind:literal, $punct:expr, $reserved:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(String);
 
         impl $name {
             pub fn new(value: &str) -> anyhow::Result<Self> {
-                validate_name($kind, value, $punct)?;
+                validate_name($kind, value, $punct, $reserved)?;
                 Ok(Self(value.to_owned()))
             }
 
@@ -110,19 +120,23 @@ name_type!(
     /// A user id (or conversation key) that is safe as one path component.
     UserId,
     "user id",
-    ID_PUNCTUATION
+    ID_PUNCTUATION,
+    // `archive/logs/` holds the rotated broker logs.
+    &["logs"]
 );
 name_type!(
     /// A topic slug, safe as one path component.
     TopicSlug,
     "topic slug",
-    SLUG_PUNCTUATION
+    SLUG_PUNCTUATION,
+    &[]
 );
 name_type!(
     /// A channel name (`--channel`), safe as one path component.
     ChannelName,
     "channel name",
-    ID_PUNCTUATION
+    ID_PUNCTUATION,
+    &[]
 );
 
 /// The paths of one state dir.
@@ -277,6 +291,21 @@ impl Layout {
         self.sessions.join("costs").join("maintenance.jsonl")
     }
 
+    /// What each `ask` of a sender cost (for budgets and spend reports).
+    pub fn user_ledger_file(&self, user: &UserId) -> PathBuf {
+        self.sessions
+            .join("costs")
+            .join("users")
+            .join(format!("{user}.jsonl"))
+    }
+
+    /// What every `ask` of the channel cost in one month (`YYYY-MM`).
+    pub fn channel_ledger_file(&self, month: &str) -> PathBuf {
+        self.sessions
+            .join("costs")
+            .join(format!("asks-{month}.jsonl"))
+    }
+
     // --- locks -------------------------------------------------------------
     //
     // Lock files live apart from the data: rewrites rename over data files
@@ -309,6 +338,19 @@ impl Layout {
         self.locks_dir().join("ledger.lock")
     }
 
+    /// Held by the process answering one message id, so a redelivery of
+    /// the same id waits for that answer instead of asking again.
+    pub fn inflight_lock_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
+        // Message ids are the platform's, not ours to trust as file names.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in msg_id.bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.locks_dir()
+            .join("inflight")
+            .join(format!("{conversation}-{hash:016x}.lock"))
+    }
+
     /// Held for a whole `maintain` pass: one pass at a time.
     pub fn maintain_lock_file(&self) -> PathBuf {
         self.locks_dir().join("maintain.lock")
@@ -337,7 +379,8 @@ mod tests {
     fn ids_that_escape_hide_or_confuse_are_refused() {
         let long = "a".repeat(200);
         for id in [
-            "", ".", "..", "../x", ".hidden", "a/b", "a\0b", "a\nb", "a\\b", "U１２", "a b", &long,
+            "", ".", "..", "../x", ".hidden", "a/b", "a\0b", "a\nb", "a\\b", "U１２", "a b",
+            "logs", &long,
         ] {
             assert!(UserId::new(id).is_err(), "{id:?} should be refused");
         }

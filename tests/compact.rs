@@ -1030,10 +1030,11 @@ fn a_second_concurrent_compaction_of_the_same_user_returns_at_once() {
 // --- after ask ---------------------------------------------------------------------
 
 /// `ask --json` whose ask call gets the default fake reply and whose
-/// compaction call (recognised by its prompt) gets the JSON answer.
+/// compaction call (recognised by its prompt) gets the JSON answer. No
+/// --msg-id: the same id twice would be a redelivery, answered from disk.
 fn ask(env: &TestEnv) -> assert_cmd::Command {
     let mut cmd = env.cmd();
-    cmd.args(["--json", "ask", "--user", "U1", "--msg-id", "ask-1"])
+    cmd.args(["--json", "ask", "--user", "U1"])
         .arg("--claude-bin")
         .arg(fake_claude())
         .env("FAKE_CLAUDE_MATCH_1", "Older messages to fold in")

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::cli::AppendArgs;
 use crate::commands::input::{build_message, message_text};
-use crate::commands::{Output, print_json};
+use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
 use crate::memory::message::{Message, parse_ts};
 use crate::memory::stm;
@@ -34,12 +34,33 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         None => chrono::Utc::now(),
     };
     let message = build_message(state, &args.message, args.role, text, ts)?;
-    {
-        let _lock = state.lock_user(user)?;
-        stm::append_locked(state, user, std::slice::from_ref(&message))?;
+    let key = args.message.conversation.as_ref().unwrap_or(user);
+    let duplicate = {
+        let _lock = state.lock_user(key)?;
+        // A platform re-sending the same event must not log it twice.
+        let duplicate = match &message.msg_id {
+            Some(id) => stm::find_delivery(state, key, id, chrono::Utc::now().date_naive())?.logged,
+            None => false,
+        };
+        if !duplicate {
+            stm::append_locked(state, key, std::slice::from_ref(&message))?;
+        }
+        duplicate
+    };
+    if duplicate {
+        crate::diag::info(format!(
+            "message id {} is already logged; not logged again",
+            message.msg_id.as_deref().unwrap_or_default()
+        ));
     }
     if output.json {
-        print_json(&json!({"user": user.as_str(), "appended": 1}))?;
+        print_json(&json!({
+            "user": user.as_str(),
+            "appended": usize::from(!duplicate),
+            "duplicate": duplicate,
+        }))?;
+    } else if duplicate {
+        print_text("duplicate: this message id is already logged")?;
     }
     Ok(())
 }

@@ -10,66 +10,162 @@ use anyhow::Context as _;
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::claude::{Claude, SystemPromptMode};
+use crate::claude::{Claude, Reply, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
 use crate::commands::input::{build_message, message_text};
 use crate::commands::{Output, chat, claude_runner, print_json, print_text};
 use crate::config::CompactionMode;
+use crate::error::{Exit, failure};
 use crate::layout::UserId;
 use crate::memory::compaction;
 use crate::memory::context;
-use crate::memory::ltm;
 use crate::memory::message::{Message, Role};
 use crate::memory::stm;
+use crate::memory::{ledger, ltm};
 use crate::state::State;
+use crate::store::lock::FileLock;
 
 /// What the seed's brokers put between the base prompt and the context.
 pub const CONTEXT_HEADING: &str = "\n\n## Recent conversation context:\n";
 
+/// Everything one ask works with, settled before anything is logged.
+struct Turn<'a> {
+    state: &'a State,
+    args: &'a AskArgs,
+    /// Who sent the message: their profile is injected, their budget counts.
+    sender: &'a UserId,
+    /// Whose short-term memory: the sender's, or a group's (--conversation).
+    key: &'a UserId,
+    claude: Claude,
+    mode: SystemPromptMode,
+    base: Option<String>,
+    message: Message,
+    json: bool,
+}
+
 pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> {
     let json = output.json || args.output_format == Some(OutputFormat::Json);
-    let user = &args.message.user;
+    let sender = &args.message.user;
     let text = message_text(&args.message)?;
 
     if let Some(command) = chat::parse(&text) {
-        let reply = chat::execute(state, user, &command)?;
+        // In-chat commands act on the sender's own data, never a group's.
+        let reply = chat::execute(state, sender, &command)?;
         return if json {
-            print_json(&json!({"reply": reply, "user": user.as_str(), "command": true}))
+            print_json(&json!({"reply": reply, "user": sender.as_str(), "command": true}))
         } else {
             print_text(&reply)
         };
     }
 
     // Everything that can fail on bad input fails before anything is logged.
-    let claude = claude_runner(state, &args.claude)?;
     let (mode, base) = base_system_prompt(state, args)?;
-    let message = build_message(state, &args.message, Role::User, text, Utc::now())?;
-
-    let parts = {
-        let _lock = state.lock_user(user)?;
-        if let Some(name) = &args.display_name
-            && ltm::ensure_profile_locked(
-                state,
-                user,
-                name,
-                message.channel.as_deref(),
-                message.ts,
-            )?
-        {
-            ltm::index_profile(state, user)?;
-        }
-        let parts = context::gather(state, user, state.config.context_window())?;
-        stm::append_locked(state, user, std::slice::from_ref(&message))?;
-        parts
+    let turn = Turn {
+        state,
+        args,
+        sender,
+        key: args.message.conversation.as_ref().unwrap_or(sender),
+        claude: claude_runner(state, &args.claude)?,
+        mode,
+        base,
+        message: build_message(state, &args.message, Role::User, text, Utc::now())?,
+        json,
     };
-    let rendered = context::render(&parts, state.config.stm.max_context_chars as usize);
+    let now = turn.message.ts;
 
-    let reply = claude.call(
-        system_prompt(mode, base, &rendered.text),
-        &prompt_with_attachments(&message),
+    if let Some(name) = &args.message.display_name {
+        let created = {
+            let _lock = state.lock_user(sender)?;
+            let channel = turn.message.channel.as_deref();
+            ltm::ensure_profile_locked(state, sender, name, channel, now)?
+        };
+        if created {
+            ltm::index_profile(state, sender)?;
+        }
+    }
+    let over_budget = ledger::ask_cap_reached(state, sender, now)?;
+
+    // One hold of the conversation lock: check for a redelivery, read the
+    // context, log the message, and claim the message id.
+    let (parts, inflight) = {
+        let _lock = state.lock_user(turn.key)?;
+        if let Some(id) = &turn.message.msg_id {
+            let delivery = stm::find_delivery(state, turn.key, id, now.date_naive())?;
+            if delivery.logged {
+                drop(_lock);
+                return redelivered(&turn, id, delivery.reply);
+            }
+        }
+        if let Some(why) = over_budget {
+            stm::append_locked(state, turn.key, std::slice::from_ref(&turn.message))?;
+            drop(_lock);
+            let text = state
+                .config
+                .budget
+                .message
+                .as_deref()
+                .unwrap_or(BUDGET_MESSAGE);
+            print_reply(&turn, text, None, false)?;
+            return Err(failure(Exit::OverBudget, format!("no call made: {why}")));
+        }
+        let inflight = match &turn.message.msg_id {
+            Some(id) => FileLock::try_acquire(&state.layout.inflight_lock_file(turn.key, id))?,
+            None => None,
+        };
+        let parts = context::gather(state, turn.key, sender, state.config.context_window())?;
+        stm::append_locked(state, turn.key, std::slice::from_ref(&turn.message))?;
+        (parts, inflight)
+    };
+
+    let reply = answer(&turn, &parts)?;
+    if let Some(inflight) = inflight {
+        inflight.remove()?;
+    }
+    let compact_due = !args.no_compact
+        && state.config.compacting.enabled
+        && compaction::may_need(state, turn.key, false).unwrap_or(false);
+    print_reply(&turn, &reply.text, Some(&reply), compact_due)?;
+
+    // The reply is out; the broker can send it while we tidy up.
+    if compact_due {
+        let result = match state.config.compacting.mode {
+            CompactionMode::Inline => compaction::compact_user(
+                state,
+                turn.key,
+                &|| Ok(turn.claude.clone()),
+                compaction::Options::default(),
+            )
+            .map(|_| ()),
+            CompactionMode::Background => {
+                spawn_background_compaction(state, turn.key, &turn.claude)
+            }
+        };
+        // The answer was delivered: a failed compaction is retried by the
+        // next ask or by maintain, not reported as a failed ask.
+        if let Err(e) = result {
+            crate::diag::warn(format!(
+                "compaction of {} after the reply failed: {e:#}",
+                turn.key
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What `ask` answers when a budget cap is reached (config `budget.message`).
+const BUDGET_MESSAGE: &str = "Sorry, I can't answer right now: my budget for this period is used up. Please try again later.";
+
+/// Call claude with the context and log its reply (with usage and cost).
+fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
+    let state = turn.state;
+    let rendered = context::render(parts, state.config.stm.max_context_chars as usize);
+    let reply = turn.claude.call(
+        system_prompt(turn.mode, turn.base.clone(), &rendered.text),
+        &prompt_with_attachments(&turn.message),
     )?;
-
-    let mut answer = Message::new(Role::Assistant, reply.text.clone(), Utc::now());
+    let now = Utc::now();
+    let message = &turn.message;
+    let mut answer = Message::new(Role::Assistant, reply.text.clone(), now);
     answer.channel = message.channel.clone();
     answer.thread_id = message.thread_id.clone();
     answer.group_id = message.group_id.clone();
@@ -85,46 +181,77 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
         answer.extra.insert("costUsd".into(), Value::from(cost));
     }
     {
-        let _lock = state.lock_user(user)?;
-        stm::append_locked(state, user, std::slice::from_ref(&answer))?;
+        let _lock = state.lock_user(turn.key)?;
+        stm::append_locked(state, turn.key, std::slice::from_ref(&answer))?;
     }
+    if let Err(e) = ledger::record_ask(state, turn.sender, &reply, now) {
+        crate::diag::warn(format!("could not record the cost of this answer: {e:#}"));
+    }
+    Ok(reply)
+}
 
-    let compact_due = !args.no_compact
-        && state.config.compacting.enabled
-        && compaction::may_need(state, user, false).unwrap_or(false);
-    if json {
+/// The same message id again (a platform re-sending a webhook): print the
+/// reply already given; if the first delivery is still being answered,
+/// wait for it; if it failed, answer now without logging the message twice.
+fn redelivered(turn: &Turn, id: &str, reply: Option<Message>) -> anyhow::Result<()> {
+    if let Some(reply) = reply {
+        return print_reply(turn, &reply.text, None, false);
+    }
+    let state = turn.state;
+    let wait = turn.claude.timeout + std::time::Duration::from_secs(5);
+    let inflight = FileLock::acquire(
+        &state.layout.inflight_lock_file(turn.key, id),
+        wait,
+        "message",
+    )
+    .map_err(|_| {
+        failure(
+            Exit::ClaudeTimeout,
+            format!(
+                "message {id} is still being answered by another process after {} s",
+                wait.as_secs()
+            ),
+        )
+    })?;
+    let (delivery, parts) = {
+        let _lock = state.lock_user(turn.key)?;
+        let delivery = stm::find_delivery(state, turn.key, id, turn.message.ts.date_naive())?;
+        let mut parts = context::gather(
+            state,
+            turn.key,
+            turn.sender,
+            state.config.context_window() + 1,
+        )?;
+        parts.messages.retain(|m| m.msg_id.as_deref() != Some(id));
+        (delivery, parts)
+    };
+    let text = match delivery.reply {
+        Some(reply) => reply.text,
+        // The first attempt failed or was killed: answer it now.
+        None => answer(turn, &parts)?.text,
+    };
+    inflight.remove()?;
+    print_reply(turn, &text, None, false)
+}
+
+fn print_reply(
+    turn: &Turn,
+    text: &str,
+    reply: Option<&Reply>,
+    compacted: bool,
+) -> anyhow::Result<()> {
+    if turn.json {
         print_json(&json!({
-            "reply": reply.text,
-            "user": user.as_str(),
-            "usage": reply.usage,
-            "costUsd": reply.cost_usd,
-            "compacted": compact_due,
-        }))?;
+            "reply": text,
+            "user": turn.sender.as_str(),
+            "conversation": turn.args.message.conversation.as_ref().map(UserId::as_str),
+            "usage": reply.and_then(|r| r.usage.clone()),
+            "costUsd": reply.and_then(|r| r.cost_usd),
+            "compacted": compacted,
+        }))
     } else {
-        print_text(&reply.text)?;
+        print_text(text)
     }
-
-    // The reply is out; the broker can send it while we tidy up.
-    if compact_due {
-        let result = match state.config.compacting.mode {
-            CompactionMode::Inline => compaction::compact_user(
-                state,
-                user,
-                &|| Ok(claude.clone()),
-                compaction::Options::default(),
-            )
-            .map(|_| ()),
-            CompactionMode::Background => spawn_background_compaction(state, user, &claude),
-        };
-        // The answer was delivered: a failed compaction is retried by the
-        // next ask or by maintain, not reported as a failed ask.
-        if let Err(e) = result {
-            crate::diag::warn(format!(
-                "compaction of {user} after the reply failed: {e:#}"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Start `claude-session compact --user U` detached, in its own process

@@ -45,7 +45,7 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
     let now = Utc::now();
     Ok(match (command.action.as_str(), command.args.as_slice()) {
         ("status", _) => {
-            let stats = user_data::stats(state, user, false, now)?;
+            let stats = user_data::stats(state, user, now)?;
             let mut reply = format!(
                 "I remember {} recent message(s) of ours",
                 stats.stm_messages
@@ -102,7 +102,7 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
         },
         ("export", _) => {
             let dir = state.layout.exports_dir(user);
-            let path = dir.join(format!("export-{}.json", now.format("%Y%m%dT%H%M%SZ")));
+            let path = dir.join(format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ")));
             let document = user_data::export_json(state, user, now)?;
             let mut bytes = serde_json::to_vec_pretty(&document)?;
             bytes.push(b'\n');

@@ -3,8 +3,9 @@
 use serde_json::json;
 
 use crate::cli::ContextArgs;
+use crate::commands::style::{Style, table};
 use crate::commands::{Output, print_json, print_text};
-use crate::memory::context;
+use crate::memory::context::{self, Fate};
 use crate::state::State;
 
 pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<()> {
@@ -12,21 +13,76 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
         return print_text(&serde_json::to_string_pretty(&state.config)?);
     }
     let user = args.user.as_ref().expect("clap requires --user");
+    let key = args.conversation.as_ref().unwrap_or(user);
     let window = args
         .window
         .map_or(state.config.context_window(), |n| n as usize);
-    let parts = context::gather(state, user, window)?;
-    let rendered = context::render(&parts, state.config.stm.max_context_chars as usize);
+    let budget = state.config.stm.max_context_chars as usize;
+    let parts = context::gather(state, key, user, window)?;
+    let rendered = context::render(&parts, budget);
     if output.json {
-        return print_json(&json!({
+        let mut value = json!({
             "profile": parts.profile,
             "summary": parts.summary,
             "messages": parts.messages,
             "text": rendered.text,
-        }));
+        });
+        if args.explain {
+            value["explain"] = json!({
+                "budgetChars": budget,
+                "usedChars": rendered.text.chars().count(),
+                "estimatedTokens": context::estimate_tokens(&rendered.text),
+                "parts": rendered.parts,
+            });
+        }
+        return print_json(&value);
+    }
+    if args.explain {
+        return print_text(&explain(&rendered, budget, window));
     }
     if parts.is_empty() {
         return Ok(());
     }
     print_text(&rendered.text)
+}
+
+/// One row per part: size, estimated tokens, and what the budget did.
+fn explain(rendered: &context::Rendered, budget: usize, window: usize) -> String {
+    let mut message_number = 0;
+    let rows: Vec<Vec<String>> = rendered
+        .parts
+        .iter()
+        .map(|part| {
+            let name = if part.kind == "message" {
+                message_number += 1;
+                format!("message {message_number}")
+            } else {
+                part.kind.to_owned()
+            };
+            let why = match part.fate {
+                Fate::Kept => String::new(),
+                Fate::Cut => format!("cut to {} to fit stm.maxContextChars", part.used_chars),
+                Fate::Dropped => "dropped: over stm.maxContextChars (oldest go first)".into(),
+            };
+            vec![
+                name,
+                part.chars.to_string(),
+                part.used_chars.to_string(),
+                part.used_tokens.to_string(),
+                format!("{:?}", part.fate).to_lowercase(),
+                why,
+            ]
+        })
+        .collect();
+    let used = rendered.text.chars().count();
+    format!(
+        "{}\n\ntotal: {used} of {budget} characters (stm.maxContextChars), ~{} tokens; \
+         window: the last {window} messages (stm.contextWindow)",
+        table(
+            Style::detect(),
+            &["PART", "CHARS", "USED", "~TOKENS", "FATE", "WHY"],
+            &rows
+        ),
+        context::estimate_tokens(&rendered.text)
+    )
 }

@@ -84,6 +84,17 @@ pub fn build_message(
         .source
         .clone()
         .or_else(|| state.channel.as_ref().map(|c| c.to_string()));
+    // In a group conversation each user line says who sent it.
+    if args.conversation.is_some() && role == Role::User {
+        message
+            .extra
+            .insert("userId".into(), args.user.as_str().into());
+        if let Some(name) = &args.display_name {
+            message
+                .extra
+                .insert("userName".into(), name.as_str().into());
+        }
+    }
     if !args.attach.is_empty() {
         message.attachments = Some(
             args.attach

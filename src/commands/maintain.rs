@@ -78,8 +78,14 @@ impl Llm<'_> {
         Ok(self.claude.get_or_init(|| claude).clone())
     }
 
-    /// Reserve one call under --max-llm-calls; false when the cap is hit.
+    /// Reserve one call under --max-llm-calls and the maintenance budget;
+    /// false when either is used up (the work waits for the next run).
     fn reserve(&self) -> bool {
+        if crate::memory::ledger::maintenance_cap_reached(self.state, Utc::now())
+            .map_or(true, |reached| reached.is_some())
+        {
+            return false;
+        }
         let max = self.args.max_llm_calls.unwrap_or(u32::MAX);
         self.calls
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
@@ -358,13 +364,18 @@ fn daily(
     }
     let results = in_parallel(args.jobs, due, "daily", |(user, day)| {
         let what = format!("{user} {}", day.format("%Y-%m-%d"));
+        let messages = summaries::messages_of_day(state, user, *day)?;
+        if messages.is_empty() {
+            return Ok(Done::Nothing(String::new()));
+        }
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {what}")));
         }
         if !llm.reserve() {
             return Ok(Done::Left);
         }
-        let reply: Reply = summaries::write_daily(state, user, *day, &llm.claude()?, now)?;
+        let reply: Reply =
+            summaries::write_daily(state, user, *day, &messages, &llm.claude()?, now)?;
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {what}")))
     });

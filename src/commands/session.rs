@@ -29,18 +29,25 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         SessionCommand::Users { sort, limit } => users(state, *sort, *limit, output, style),
         SessionCommand::Show {
             user,
+            conversation,
             count,
             archive,
             since,
-        } => show(
-            state,
-            user,
-            *count,
-            *archive,
-            since.as_deref(),
-            output,
-            style,
-        ),
+        } => {
+            let key = conversation
+                .as_ref()
+                .or(user.as_ref())
+                .expect("clap requires one");
+            show(
+                state,
+                key,
+                *count,
+                *archive,
+                since.as_deref(),
+                output,
+                style,
+            )
+        }
         SessionCommand::Clear { user, all, yes } => clear(state, user, *all, *yes, output),
         SessionCommand::Profile { user, set, edit } => {
             profile(state, user, set.as_deref(), *edit, output)
@@ -63,7 +70,7 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
     let users = user_data::known_users(state)?;
     let mut messages = 0;
     for user in stm::users(state)? {
-        messages += user_data::stm_messages(state, &user)?.len();
+        messages += stm::all_messages(state, &user)?.len();
     }
     let profiles = ltm::markdown_names(&state.layout.profiles_dir())?.len();
     let topics = ltm::markdown_names(&state.layout.topics_dir())?.len();
@@ -116,7 +123,7 @@ fn key_values(style: Style, rows: &[Vec<String>]) -> String {
 }
 
 fn user_status(state: &State, user: &UserId, output: Output) -> anyhow::Result<()> {
-    let stats = user_data::stats(state, user, true, Utc::now())?;
+    let stats = user_data::stats(state, user, Utc::now())?;
     if output.json {
         return print_json(&stats);
     }
@@ -149,7 +156,7 @@ fn describe_stats(stats: &UserStats) -> String {
                 "${:.4} today, ${:.4} this month, ${:.4} in total; {} input and {} output tokens",
                 stats.spend.today_usd,
                 stats.spend.month_usd,
-                stats.spend.cost_usd,
+                stats.spend.total_usd,
                 stats.spend.input_tokens,
                 stats.spend.output_tokens
             ),
@@ -168,7 +175,7 @@ fn users(
     let now = Utc::now();
     let mut all = Vec::new();
     for user in user_data::known_users(state)? {
-        all.push(user_data::stats(state, &user, true, now)?);
+        all.push(user_data::stats(state, &user, now)?);
     }
     match sort {
         UserSort::Activity => all.sort_by_key(|s| std::cmp::Reverse(s.last_activity)),
@@ -194,7 +201,7 @@ fn users(
                 if s.has_profile { "yes" } else { "no" }.into(),
                 format!("${:.4}", s.spend.today_usd),
                 format!("${:.4}", s.spend.month_usd),
-                format!("${:.4}", s.spend.cost_usd),
+                format!("${:.4}", s.spend.total_usd),
             ]
         })
         .collect();
@@ -230,7 +237,7 @@ fn show(
     if archive {
         messages.extend(user_data::archived_messages(state, user)?);
     }
-    messages.extend(user_data::stm_messages(state, user)?);
+    messages.extend(stm::all_messages(state, user)?);
     if let Some(since) = since {
         messages.retain(|m| m.ts >= since);
     }
@@ -356,7 +363,7 @@ fn profile(
 /// A profile must parse, and name the right user (added when missing).
 fn validate_profile(user: &UserId, text: &str) -> anyhow::Result<Document> {
     let mut doc = Document::parse(text).map_err(|e| usage(format!("the new profile: {e}")))?;
-    match doc.get_str("user_id") {
+    match doc.get_text("user_id").as_deref() {
         Some(id) if id != user.as_str() => {
             return Err(usage(format!(
                 "the new profile says user_id: {id}, but it is for {user}; fix the frontmatter"

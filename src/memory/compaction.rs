@@ -150,6 +150,12 @@ pub fn compact_user(
                 keep: plan.total - plan.messages.len(),
             });
         }
+        if let Some(why) = ledger::maintenance_cap_reached(state, Utc::now())? {
+            if calls == 0 {
+                return Err(crate::error::failure(crate::error::Exit::OverBudget, why));
+            }
+            break;
+        }
         if runner.is_none() {
             runner = Some(claude()?);
         }
@@ -164,7 +170,7 @@ pub fn compact_user(
             diag::warn(format!("could not record the cost of a compaction: {e:#}"));
         }
 
-        let profile = {
+        {
             let _lock = state.lock_user(user)?;
             if !prefix_unchanged(state, user, &plan.prefix)? {
                 return Ok(Outcome::Changed);
@@ -179,20 +185,11 @@ pub fn compact_user(
             )?;
             write_journal(state, user, &journal)?;
             kept = apply_journal_locked(state, user, &journal)?;
-            match (&answer.facts, state.config.ltm.auto_profile) {
-                // The compaction is done and durable; a profile that cannot
-                // take the facts (a broken hand edit) must not undo that.
-                (Some(facts), true) => ltm::merge_facts_locked(state, user, facts, now)
-                    .unwrap_or_else(|e| {
-                        diag::warn(format!("{user}: profile facts not merged: {e:#}"));
-                        None
-                    }),
-                _ => None,
+        }
+        if state.config.ltm.auto_profile {
+            for (person, facts) in facts_by_user(user, &plan, answer) {
+                merge_profile(state, &person, &facts, now);
             }
-        };
-        if let Some(doc) = profile {
-            let entry = IndexEntry::for_user(user, &doc);
-            ltm::update_index(state, &entry.path.clone(), Some(entry))?;
         }
         compacted += plan.messages.len();
     }
@@ -202,6 +199,26 @@ pub fn compact_user(
         calls,
         cost_usd: cost,
     })
+}
+
+/// Merge facts into one person's profile under their lock. The compaction
+/// is done and durable by now; a profile that cannot take the facts (a
+/// broken hand edit) is warned about, not a failure.
+fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: DateTime<Utc>) {
+    let result = (|| -> anyhow::Result<()> {
+        let doc = {
+            let _lock = state.lock_user(person)?;
+            ltm::merge_facts_locked(state, person, facts, now)?
+        };
+        if let Some(doc) = doc {
+            let entry = IndexEntry::for_user(person, &doc);
+            ltm::update_index(state, &entry.path.clone(), Some(entry))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        diag::warn(format!("{person}: profile facts not merged: {e:#}"));
+    }
 }
 
 // --- planning ----------------------------------------------------------------
@@ -365,12 +382,42 @@ fn prefix_unchanged(state: &State, user: &UserId, prefix: &[u8]) -> anyhow::Resu
 #[derive(Debug, Default, Deserialize)]
 struct Answer {
     summary: String,
+    /// About the user of a one-to-one conversation.
     #[serde(default)]
     facts: Option<ProfileFacts>,
+    /// About each sender of a group conversation, by user id.
+    #[serde(default)]
+    people: Option<std::collections::BTreeMap<String, ProfileFacts>>,
+}
+
+/// The senders named on the plan's user lines (a group conversation).
+fn senders(plan: &Plan) -> std::collections::BTreeSet<String> {
+    plan.messages
+        .iter()
+        .filter_map(|m| m.sender().map(str::to_owned))
+        .collect()
+}
+
+/// Which profile gets which facts. In a group, only people who spoke in
+/// the compacted messages, each with their own facts; one-to-one, the
+/// conversation's user.
+fn facts_by_user(key: &UserId, plan: &Plan, answer: Answer) -> Vec<(UserId, ProfileFacts)> {
+    let senders = senders(plan);
+    if senders.is_empty() {
+        return answer.facts.map(|f| (key.clone(), f)).into_iter().collect();
+    }
+    answer
+        .people
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(id, _)| senders.contains(id))
+        .filter_map(|(id, facts)| UserId::new(&id).ok().map(|user| (user, facts)))
+        .collect()
 }
 
 fn summarise(state: &State, claude: &Claude, plan: &Plan) -> anyhow::Result<(Answer, Reply)> {
     let auto_profile = state.config.ltm.auto_profile;
+    let group = !senders(plan).is_empty();
     let mut system = state
         .config
         .compacting
@@ -378,6 +425,11 @@ fn summarise(state: &State, claude: &Claude, plan: &Plan) -> anyhow::Result<(Ans
         .clone()
         .unwrap_or_else(|| prompts::SUMMARY_INSTRUCTIONS.to_owned());
     if auto_profile {
+        let default = if group {
+            prompts::PEOPLE_INSTRUCTIONS
+        } else {
+            prompts::PROFILE_INSTRUCTIONS
+        };
         system.push_str("\n\n");
         system.push_str(
             state
@@ -385,14 +437,14 @@ fn summarise(state: &State, claude: &Claude, plan: &Plan) -> anyhow::Result<(Ans
                 .ltm
                 .profile_prompt
                 .as_deref()
-                .unwrap_or(prompts::PROFILE_INSTRUCTIONS),
+                .unwrap_or(default),
         );
     }
     system.push_str("\n\n");
-    system.push_str(if auto_profile {
-        prompts::ANSWER_WITH_FACTS
-    } else {
-        prompts::ANSWER_SUMMARY_ONLY
+    system.push_str(match (auto_profile, group) {
+        (false, _) => prompts::ANSWER_SUMMARY_ONLY,
+        (true, false) => prompts::ANSWER_WITH_FACTS,
+        (true, true) => prompts::ANSWER_WITH_PEOPLE,
     });
 
     let previous = plan
@@ -424,7 +476,7 @@ fn parse_answer(text: &str) -> Answer {
             diag::info("the compaction reply was not the JSON asked for; using it as the summary");
             Answer {
                 summary: text.trim().to_owned(),
-                facts: None,
+                ..Answer::default()
             }
         }
     }

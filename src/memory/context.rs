@@ -37,17 +37,23 @@ impl Parts {
     }
 }
 
-/// Read profile body, summary body and the last `window` messages.
-pub fn gather(state: &State, user: &UserId, window: usize) -> anyhow::Result<Parts> {
-    let profile_path = state.layout.profile_file(user);
+/// Read the sender's profile body, and the summary body and last `window`
+/// messages of the conversation (`key`: the sender's own, or a group's).
+pub fn gather(
+    state: &State,
+    key: &UserId,
+    sender: &UserId,
+    window: usize,
+) -> anyhow::Result<Parts> {
+    let profile_path = state.layout.profile_file(sender);
     let profile = read_optional_text(&profile_path)?
         .map(|text| stm::parse_document_or_warn(&text, &profile_path).body);
-    let summary = stm::summary(state, user)?.map(|doc| doc.body);
+    let summary = stm::summary(state, key)?.map(|doc| doc.body);
     let non_blank = |s: String| (!s.trim().is_empty()).then_some(s);
     Ok(Parts {
         profile: profile.and_then(non_blank),
         summary: summary.and_then(non_blank),
-        messages: stm::recent(state, user, window)?,
+        messages: stm::recent(state, key, window)?,
     })
 }
 
@@ -60,7 +66,20 @@ pub struct PartReport {
     pub chars: usize,
     /// Characters it takes in the block (0 when dropped).
     pub used_chars: usize,
+    /// Estimated tokens of what it takes in the block.
+    pub used_tokens: usize,
     pub fate: Fate,
+}
+
+/// A rough token count: about four ASCII characters per token, one per
+/// other character (CJK text is close to a token a character).
+pub fn estimate_tokens(text: &str) -> usize {
+    let (ascii, other): (usize, usize) =
+        text.chars().fold(
+            (0, 0),
+            |(a, o), c| if c.is_ascii() { (a + 1, o) } else { (a, o + 1) },
+        );
+    ascii.div_ceil(4) + other
 }
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
@@ -108,6 +127,7 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
             kind,
             chars,
             used_chars: body.chars().count(),
+            used_tokens: estimate_tokens(&body),
             fate,
         });
         sections.push(format!("{header}\n{body}"));
@@ -119,26 +139,29 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
     for message in parts.messages.iter().rev() {
         let line = format_message(message);
         let chars = line.chars().count();
-        let report = |used_chars, fate| PartReport {
+        let report = |used_chars, used_tokens, fate| PartReport {
             kind: "message",
             chars,
             used_chars,
+            used_tokens,
             fate,
         };
         if full {
-            kept.push((String::new(), report(0, Fate::Dropped)));
+            kept.push((String::new(), report(0, 0, Fate::Dropped)));
         } else if chars < room {
             room -= chars + 1;
-            kept.push((line, report(chars, Fate::Kept)));
+            let tokens = estimate_tokens(&line);
+            kept.push((line, report(chars, tokens, Fate::Kept)));
         } else {
             full = true;
             let fits = room.saturating_sub(1);
             if fits >= MIN_CUT_CHARS || kept.is_empty() {
                 let (line, _) = cut_to(&line, fits);
                 let used = line.chars().count();
-                kept.push((line, report(used, Fate::Cut)));
+                let tokens = estimate_tokens(&line);
+                kept.push((line, report(used, tokens, Fate::Cut)));
             } else {
-                kept.push((String::new(), report(0, Fate::Dropped)));
+                kept.push((String::new(), report(0, 0, Fate::Dropped)));
             }
         }
     }
@@ -156,17 +179,31 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
     out
 }
 
-/// `[YYYY-MM-DD HH:MM] Role: text`, continuation lines indented.
+/// `[YYYY-MM-DD HH:MM] Role: text`, continuation lines indented. In a
+/// group conversation a user line names its sender: `Alice (U123): text`.
 pub fn format_message(message: &Message) -> String {
     let stamp = message.ts.format("%Y-%m-%d %H:%M");
     let mut lines = split_lines(&message.text);
     let first = lines.next().unwrap_or_default();
-    let mut out = format!("[{stamp}] {}: {first}", message.role.label());
+    let speaker = match (
+        message.sender(),
+        message.extra.get("userName").and_then(|v| v.as_str()),
+    ) {
+        (Some(id), Some(name)) => format!("{} ({id})", one_line(name)),
+        (Some(id), None) => format!("{} ({id})", message.role.label()),
+        _ => message.role.label().to_owned(),
+    };
+    let mut out = format!("[{stamp}] {speaker}: {first}");
     for line in lines {
         out.push_str("\n  ");
         out.push_str(line);
     }
     out
+}
+
+/// A name on one line, so it cannot break the turn format either.
+fn one_line(text: &str) -> String {
+    split_lines(text).collect::<Vec<_>>().join(" ")
 }
 
 /// Indent every line of a profile or summary so none can start a section.

@@ -11,11 +11,12 @@ use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::fs::{read_optional_text, remove_if_exists};
 
-/// The newest sign of life in a user's STM: the last message's time, or
+/// The newest sign of life in a user's STM: the newest message time (not
+/// the last line's: an import appends old history after new messages), or
 /// the files' modification time when no line parses.
 pub fn last_activity(state: &State, user: &UserId) -> anyhow::Result<Option<DateTime<Utc>>> {
-    if let Some(message) = stm::recent(state, user, 1)?.pop() {
-        return Ok(Some(message.ts));
+    if let Some(newest) = stm::all_messages(state, user)?.iter().map(|m| m.ts).max() {
+        return Ok(Some(newest));
     }
     let modified = [
         state.layout.messages_file(user),

@@ -1,15 +1,44 @@
-//! The maintenance ledger: one line per LLM call made for compaction or
-//! summaries, so what memory upkeep costs is visible (and budgetable).
+//! Cost ledgers: what LLM calls cost, kept apart from the chat logs so that
+//! budgets can be checked on the hot path of `ask` without decoding
+//! archives. Three append-only JSONL files under `sessions/costs/`:
+//! `users/<user>.jsonl` (each ask of a sender), `asks-YYYY-MM.jsonl` (every
+//! ask of the channel, no user ids), `maintenance.jsonl` (compaction and
+//! summary calls). All appends happen under one short ledger lock.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike as _, Utc};
 use serde_json::{Value, json};
 
 use crate::claude::Reply;
 use crate::layout::UserId;
-use crate::memory::message::format_ts;
+use crate::memory::message::{format_ts, parse_ts};
 use crate::state::State;
+use crate::store::fs::open_read;
 use crate::store::jsonl::append_lines;
 use crate::store::lock::FileLock;
+use crate::store::tail::ReverseLines;
+
+fn lock(state: &State) -> anyhow::Result<FileLock> {
+    FileLock::acquire(
+        &state.layout.ledger_lock_file(),
+        state.config.lock_timeout(),
+        "the cost ledger",
+    )
+}
+
+fn entry(now: DateTime<Utc>, reply: &Reply) -> Value {
+    let mut line = json!({"ts": format_ts(&now)});
+    if let Some(cost) = reply.cost_usd {
+        line["costUsd"] = Value::from(cost);
+    }
+    if let Some(usage) = &reply.usage {
+        for key in ["input_tokens", "output_tokens"] {
+            if let Some(n) = usage.get(key).and_then(Value::as_u64) {
+                line[key] = Value::from(n);
+            }
+        }
+    }
+    line
+}
 
 /// Record one maintenance call: `kind` is `compact`, `daily` or `weekly`.
 pub fn record(
@@ -19,26 +48,164 @@ pub fn record(
     reply: &Reply,
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
-    let mut line = json!({
-        "ts": format_ts(&now),
-        "kind": kind,
-        "user": user.as_str(),
-    });
-    if let Some(cost) = reply.cost_usd {
-        line["costUsd"] = Value::from(cost);
-    }
-    if let Some(usage) = &reply.usage {
-        line["usage"] = usage.clone();
-    }
+    let mut line = entry(now, reply);
+    line["kind"] = Value::from(kind);
+    line["user"] = Value::from(user.as_str());
     let bytes = serde_json::to_vec(&line)?;
-    let _lock = FileLock::acquire(
-        &state.layout.ledger_lock_file(),
-        state.config.lock_timeout(),
-        "the maintenance ledger",
-    )?;
+    let _lock = lock(state)?;
     append_lines(
         &state.layout.maintenance_ledger_file(),
         &[&bytes],
         state.fsync(),
     )
+}
+
+/// Record what an `ask` of `sender` cost, in the sender's and the
+/// channel's ledger.
+pub fn record_ask(
+    state: &State,
+    sender: &UserId,
+    reply: &Reply,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    if reply.cost_usd.is_none() && reply.usage.is_none() {
+        return Ok(());
+    }
+    let bytes = serde_json::to_vec(&entry(now, reply))?;
+    let _lock = lock(state)?;
+    append_lines(
+        &state.layout.user_ledger_file(sender),
+        &[&bytes],
+        state.fsync(),
+    )?;
+    let month = now.format("%Y-%m").to_string();
+    append_lines(
+        &state.layout.channel_ledger_file(&month),
+        &[&bytes],
+        state.fsync(),
+    )
+}
+
+/// Money and tokens spent, by period.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Spend {
+    pub today_usd: f64,
+    pub month_usd: f64,
+    /// Everything in the ledger read (all time, or this month only).
+    pub total_usd: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// Sum a ledger from its end. Without `all_time`, reading stops at the
+/// first line before this month: the cost of a budget check grows with
+/// this month's traffic, not with the ledger.
+fn sum(path: &std::path::Path, now: DateTime<Utc>, all_time: bool) -> anyhow::Result<Spend> {
+    let mut spend = Spend::default();
+    let Some(file) = open_read(path)? else {
+        return Ok(spend);
+    };
+    let today = now.date_naive();
+    for item in ReverseLines::new(file)? {
+        let (_, line) = item?;
+        let Ok(value) = serde_json::from_slice::<Value>(&line) else {
+            continue;
+        };
+        let Some(ts) = value
+            .get("ts")
+            .and_then(Value::as_str)
+            .and_then(|t| parse_ts(t).ok())
+        else {
+            continue;
+        };
+        let this_month = ts.year() == now.year() && ts.month() == now.month();
+        if !this_month && !all_time && ts < now {
+            break;
+        }
+        let cost = value.get("costUsd").and_then(Value::as_f64).unwrap_or(0.0);
+        spend.total_usd += cost;
+        if this_month {
+            spend.month_usd += cost;
+        }
+        if ts.date_naive() == today {
+            spend.today_usd += cost;
+        }
+        let tokens = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
+        spend.input_tokens += tokens("input_tokens");
+        spend.output_tokens += tokens("output_tokens");
+    }
+    Ok(spend)
+}
+
+/// A sender's spend; `all_time` also sums the months before this one.
+pub fn user_spend(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+    all_time: bool,
+) -> anyhow::Result<Spend> {
+    sum(&state.layout.user_ledger_file(user), now, all_time)
+}
+
+/// The whole channel's ask spend this month and today.
+pub fn channel_spend(state: &State, now: DateTime<Utc>) -> anyhow::Result<Spend> {
+    let month = now.format("%Y-%m").to_string();
+    sum(&state.layout.channel_ledger_file(&month), now, false)
+}
+
+/// Maintenance spend today (compaction and summaries).
+pub fn maintenance_spend(state: &State, now: DateTime<Utc>) -> anyhow::Result<Spend> {
+    sum(&state.layout.maintenance_ledger_file(), now, false)
+}
+
+/// Why `ask` may not call claude now, if a cap is reached (spend at or
+/// over the cap: a cap of 0 stops every call).
+pub fn ask_cap_reached(
+    state: &State,
+    sender: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<String>> {
+    let budget = &state.config.budget;
+    if !budget.any_ask_cap() {
+        return Ok(None);
+    }
+    let user = user_spend(state, sender, now, false)?;
+    let channel = if budget.channel_daily_usd.is_some() || budget.channel_monthly_usd.is_some() {
+        channel_spend(state, now)?
+    } else {
+        Spend::default()
+    };
+    let checks = [
+        ("budget.dailyUsd", budget.daily_usd, user.today_usd),
+        ("budget.monthlyUsd", budget.monthly_usd, user.month_usd),
+        (
+            "budget.channelDailyUsd",
+            budget.channel_daily_usd,
+            channel.today_usd,
+        ),
+        (
+            "budget.channelMonthlyUsd",
+            budget.channel_monthly_usd,
+            channel.month_usd,
+        ),
+    ];
+    Ok(checks.into_iter().find_map(|(key, cap, spent)| {
+        cap.filter(|cap| spent >= *cap)
+            .map(|cap| format!("{key} of ${cap:.2} is used up (${spent:.4} spent)"))
+    }))
+}
+
+/// Whether maintenance may make another call today.
+pub fn maintenance_cap_reached(
+    state: &State,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<String>> {
+    let Some(cap) = state.config.budget.maintenance_daily_usd else {
+        return Ok(None);
+    };
+    let spent = maintenance_spend(state, now)?.today_usd;
+    Ok((spent >= cap).then(|| {
+        format!("budget.maintenanceDailyUsd of ${cap:.2} is used up (${spent:.4} spent today)")
+    }))
 }

@@ -418,7 +418,7 @@ pub fn forget_topic(
     };
     if let Some(owner) = owner {
         let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
-        if doc.get_str("owner") != Some(owner.as_str()) {
+        if doc.get_text("owner").as_deref() != Some(owner.as_str()) {
             return Ok(false);
         }
     }

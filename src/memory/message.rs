@@ -73,6 +73,11 @@ impl Message {
         }
     }
 
+    /// In a group conversation, the user who sent a user line (`userId`).
+    pub fn sender(&self) -> Option<&str> {
+        self.extra.get("userId").and_then(Value::as_str)
+    }
+
     /// Parse one log line. Errors say why, for the warning that skips it.
     pub fn parse(line: &[u8]) -> Result<Self, String> {
         let text = std::str::from_utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;

@@ -43,3 +43,18 @@ assistant into one weekly summary for the assistant's long-term memory: the \
 main topics, decisions, open questions and changes over the week. Write in \
 the language of the summaries; at most about 300 words. Answer with the \
 summary text only.";
+
+/// Compaction of a group conversation: facts per person, never mixed.
+pub const PEOPLE_INSTRUCTIONS: &str = "\
+This is a group conversation: each user line names its sender as \
+`Name (id)`. Also extract durable facts about each sender that should be \
+remembered for a long time: their name, language, timezone, stable \
+preferences and ongoing topics. Only what that person stated or clearly \
+showed about themselves; never attribute one person's facts to another.";
+
+/// The answer format of a group compaction call.
+pub const ANSWER_WITH_PEOPLE: &str = r#"Answer with a single JSON object and nothing else:
+{"summary": "the updated summary",
+ "people": {"<sender id>": {"name": null, "language": null, "timezone": null,
+                            "preferences": [], "topics": [], "tags": []}}}
+Key "people" by the ids shown in parentheses; leave out people with no facts."#;

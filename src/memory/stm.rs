@@ -52,6 +52,23 @@ fn reverse_lines(file: File, path: &std::path::Path) -> anyhow::Result<ReverseLi
     ReverseLines::new(file).with_context(|| format!("could not read {}", path.display()))
 }
 
+/// Every valid message of the log, oldest first, with warnings for the
+/// lines that do not parse. STM is kept small by compaction, so a whole
+/// read is fine off the hot path of `ask`.
+pub fn all_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Message>> {
+    let path = state.layout.messages_file(user);
+    let bytes = crate::store::fs::read_optional(&path)?.unwrap_or_default();
+    let mut offset = 0u64;
+    let mut messages = Vec::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        if let Some(message) = parse_or_warn(line, &path, offset) {
+            messages.push(message);
+        }
+        offset += line.len() as u64 + 1;
+    }
+    Ok(messages)
+}
+
 /// Parse a log line, or warn (naming file and byte offset) and skip it.
 /// Blank lines are skipped silently: a torn-write repair leaves them.
 pub fn parse_or_warn(line: &[u8], path: &std::path::Path, offset: u64) -> Option<Message> {
@@ -123,4 +140,52 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     }
     users.sort();
     Ok(users)
+}
+
+/// What the log holds for one platform message id: was it logged, and
+/// which reply answers it (`replyTo`).
+#[derive(Debug, Default)]
+pub struct Delivery {
+    pub logged: bool,
+    pub reply: Option<Message>,
+}
+
+/// Look a message id up in STM and today's archive (a redelivery comes
+/// within minutes, and compaction may have moved the first delivery).
+/// The caller holds the conversation's lock.
+pub fn find_delivery(
+    state: &State,
+    key: &UserId,
+    msg_id: &str,
+    today: chrono::NaiveDate,
+) -> anyhow::Result<Delivery> {
+    let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, today))?;
+    let stm =
+        crate::store::fs::read_optional(&state.layout.messages_file(key))?.unwrap_or_default();
+    let mut delivery = Delivery::default();
+    let lines = archived
+        .lines
+        .iter()
+        .map(Vec::as_slice)
+        .chain(stm.split(|&b| b == b'\n'));
+    for line in lines {
+        // Cheap filter first: most lines do not mention the id at all.
+        if line.is_empty() || !contains(line, msg_id.as_bytes()) {
+            continue;
+        }
+        let Ok(message) = Message::parse(line) else {
+            continue;
+        };
+        if message.msg_id.as_deref() == Some(msg_id) {
+            delivery.logged = true;
+        }
+        if message.extra.get("replyTo").and_then(|v| v.as_str()) == Some(msg_id) {
+            delivery.reply = Some(message);
+        }
+    }
+    Ok(delivery)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }

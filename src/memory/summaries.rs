@@ -20,7 +20,6 @@ use crate::state::State;
 use crate::store::archive;
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
-use crate::store::fs::read_optional;
 
 /// The most text one summary call is given; a busier day is cut in the
 /// middle with a note (its start and end matter most).
@@ -60,7 +59,11 @@ impl std::fmt::Display for Week {
 /// Every day on which the user has messages, in STM or the archive.
 pub fn days_with_messages(state: &State, user: &UserId) -> anyhow::Result<BTreeSet<NaiveDate>> {
     let mut days: BTreeSet<NaiveDate> = archive_days(state, user)?.into_iter().collect();
-    days.extend(stm_messages(state, user)?.iter().map(|m| m.ts.date_naive()));
+    days.extend(
+        stm::all_messages(state, user)?
+            .iter()
+            .map(|m| m.ts.date_naive()),
+    );
     Ok(days)
 }
 
@@ -98,27 +101,6 @@ fn dated_names(dir: &std::path::Path, prefix: &str, suffix: &str) -> anyhow::Res
     Ok(names)
 }
 
-/// All valid messages in STM, oldest first (STM is kept small by compaction).
-fn stm_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Message>> {
-    let path = state.layout.messages_file(user);
-    let Some(bytes) = read_optional(&path)? else {
-        return Ok(Vec::new());
-    };
-    Ok(parse_lines(&bytes, &path))
-}
-
-fn parse_lines(bytes: &[u8], path: &std::path::Path) -> Vec<Message> {
-    let mut offset = 0u64;
-    let mut messages = Vec::new();
-    for line in bytes.split(|&b| b == b'\n') {
-        if let Some(message) = stm::parse_or_warn(line, path, offset) {
-            messages.push(message);
-        }
-        offset += line.len() as u64 + 1;
-    }
-    messages
-}
-
 /// Every message of one UTC day, from the archive then STM, in time order.
 pub fn messages_of_day(
     state: &State,
@@ -127,8 +109,9 @@ pub fn messages_of_day(
 ) -> anyhow::Result<Vec<Message>> {
     let path = state.layout.archive_file(user, day);
     let read = archive::read_lines(&path)?;
-    for damage in &read.damage {
-        crate::diag::warn(damage);
+    // A summary of half a day would never be redone: refuse, loudly.
+    if let Some(damage) = read.damage.first() {
+        anyhow::bail!("{damage}; repair or move the archive, then the day is summarised");
     }
     let mut messages: Vec<Message> = read
         .lines
@@ -137,7 +120,7 @@ pub fn messages_of_day(
         .filter(|m| m.ts.date_naive() == day)
         .collect();
     messages.extend(
-        stm_messages(state, user)?
+        stm::all_messages(state, user)?
             .into_iter()
             .filter(|m| m.ts.date_naive() == day),
     );
@@ -165,14 +148,15 @@ pub fn daily_due(
 }
 
 /// Write the daily summary of `day`. Returns claude's reply (for its cost).
+/// `messages` are the day's, from [`messages_of_day`]; never empty.
 pub fn write_daily(
     state: &State,
     user: &UserId,
     day: NaiveDate,
+    messages: &[Message],
     claude: &Claude,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Reply> {
-    let messages = messages_of_day(state, user, day)?;
     let lines: Vec<String> = messages.iter().map(format_message).collect();
     let prompt = format!(
         "Day: {}\n\n{}",

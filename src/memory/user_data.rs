@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::layout::UserId;
 use crate::memory::message::Message;
-use crate::memory::{compaction, ltm, stm, summaries};
+use crate::memory::{compaction, ledger, ltm, stm, summaries};
 use crate::state::State;
 use crate::store::archive;
 use crate::store::atomic::write_atomic;
@@ -27,38 +27,8 @@ pub struct UserStats {
     pub has_summary: bool,
     pub has_profile: bool,
     pub bytes: u64,
-    pub spend: Spend,
-}
-
-/// Tokens and dollars recorded on assistant lines.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct Spend {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cost_usd: f64,
-    pub today_usd: f64,
-    pub month_usd: f64,
-}
-
-impl Spend {
-    pub fn add(&mut self, message: &Message, now: DateTime<Utc>) {
-        let Some(cost) = message.extra.get("costUsd").and_then(Value::as_f64) else {
-            return;
-        };
-        self.cost_usd += cost;
-        if message.ts.date_naive() == now.date_naive() {
-            self.today_usd += cost;
-        }
-        if message.ts.format("%Y-%m").to_string() == now.format("%Y-%m").to_string() {
-            self.month_usd += cost;
-        }
-        if let Some(usage) = message.extra.get("usage") {
-            let tokens = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-            self.input_tokens += tokens("input_tokens");
-            self.output_tokens += tokens("output_tokens");
-        }
-    }
+    /// From the sender's cost ledger (`ask` calls).
+    pub spend: ledger::Spend,
 }
 
 /// The user's data, area by area: what an export copies.
@@ -80,32 +50,22 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
         layout.exports_dir(user),
         layout.compaction_journal_file(user),
         layout.compaction_lock_file(user),
+        layout.user_ledger_file(user),
     ]);
     paths
 }
 
-/// Numbers for one user. With `archive`, spend and counts include the
-/// archives (slower: every archive is decoded).
-pub fn stats(
-    state: &State,
-    user: &UserId,
-    archive: bool,
-    now: DateTime<Utc>,
-) -> anyhow::Result<UserStats> {
+/// Numbers for one user.
+pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<UserStats> {
     let mut stats = UserStats {
         user: user.to_string(),
         ..UserStats::default()
     };
-    for message in stm_messages(state, user)? {
+    for message in stm::all_messages(state, user)? {
         stats.stm_messages += 1;
         stats.last_activity = Some(message.ts);
-        stats.spend.add(&message, now);
     }
-    if archive {
-        for message in archived_messages(state, user)? {
-            stats.spend.add(&message, now);
-        }
-    }
+    stats.spend = ledger::user_spend(state, user, now, true)?;
     if let Some(doc) = stm::summary(state, user)? {
         stats.has_summary = true;
         stats.compacted = doc.get_u64("messages_compacted").unwrap_or(0);
@@ -113,14 +73,6 @@ pub fn stats(
     stats.has_profile = state.layout.profile_file(user).exists();
     stats.bytes = user_paths(state, user).iter().map(|p| disk_usage(p)).sum();
     Ok(stats)
-}
-
-/// All valid STM messages, oldest first.
-pub fn stm_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Message>> {
-    Ok(raw_stm_lines(state, user)?
-        .iter()
-        .filter_map(|line| Message::parse(line).ok())
-        .collect())
 }
 
 fn raw_stm_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {
@@ -228,7 +180,7 @@ pub fn owned_topics(state: &State, user: &UserId) -> anyhow::Result<Vec<crate::l
         let path = state.layout.topic_file(&slug);
         if let Some(text) = read_optional_text(&path)? {
             let doc = stm::parse_document_or_warn(&text, &path);
-            if doc.get_str("owner") == Some(user.as_str()) {
+            if doc.get_text("owner").as_deref() == Some(user.as_str()) {
                 owned.push(slug);
             }
         }
@@ -349,8 +301,13 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
             map.insert(name.clone(), document(dir.join(format!("{name}.md")))?);
         }
     }
+    let mut topics = serde_json::Map::new();
+    for slug in owned_topics(state, user)? {
+        topics.insert(slug.to_string(), document(state.layout.topic_file(&slug))?);
+    }
     Ok(json!({
         "user": user.as_str(),
+        "topics": topics,
         "exportedAt": crate::memory::message::format_ts(&now),
         "profile": document(state.layout.profile_file(user))?,
         "summary": document(state.layout.summary_file(user))?,

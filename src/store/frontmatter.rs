@@ -69,6 +69,17 @@ impl Document {
         self.front.get(key).and_then(Value::as_str)
     }
 
+    /// A scalar as text: `user_id: 987654321` (a YAML number, as numeric
+    /// platform ids are written unquoted) reads as "987654321".
+    pub fn get_text(&self, key: &str) -> Option<String> {
+        match self.front.get(key)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            _ => None,
+        }
+    }
+
     pub fn get_u64(&self, key: &str) -> Option<u64> {
         self.front.get(key).and_then(Value::as_u64)
     }
