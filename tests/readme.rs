@@ -1,0 +1,97 @@
+//! The README as a newcomer meets it: every shell block marked
+//! `# runnable` runs as written (in order, as one script, with the fake
+//! claude), and the configuration table names every key the tool reads.
+
+use std::path::Path;
+use std::process::Command;
+
+const README: &str = include_str!("../README.md");
+
+/// The ```sh blocks whose first line starts with `# runnable`.
+fn runnable_blocks() -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in README.lines() {
+        match &mut current {
+            None if line.trim_end() == "```sh" => current = Some(String::new()),
+            Some(block) if line.trim_end() == "```" => {
+                if block.starts_with("# runnable") {
+                    blocks.push(block.clone());
+                }
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_runnable_readme_block_runs_as_written() {
+    let blocks = runnable_blocks();
+    assert!(
+        blocks.len() >= 2,
+        "the README lost its runnable tour and admin blocks"
+    );
+    let binary = Path::new(env!("CARGO_BIN_EXE_claude-session"));
+    let home = tempfile::tempdir().unwrap();
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = format!("set -eu\n{}", blocks.join("\n"));
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home.path())
+        .env("LANG", "C.UTF-8")
+        .env("TMPDIR", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "a runnable README block failed ({}).\n--- script ---\n{script}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+        output.status
+    );
+    // The tour shows memory at work: the second call saw the first.
+    assert!(
+        stdout.contains("fake reply to: What am I preparing for?"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[Recent messages]"), "{stdout}");
+    assert!(stdout.contains("Hi, I'm Kevin"), "{stdout}");
+    // Nothing leaked into the repository.
+    assert!(
+        !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(".claude")
+            .exists()
+    );
+}
+
+#[test]
+fn the_configuration_table_names_every_key() {
+    let defaults = serde_json::to_value(claude_session::config::Config::default()).unwrap();
+    let mut missing = Vec::new();
+    for (section, keys) in defaults.as_object().unwrap() {
+        for key in keys.as_object().unwrap().keys() {
+            let name = format!("`{section}.{key}`");
+            if !README.contains(&name) {
+                missing.push(name);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "README's configuration table lacks {missing:?}"
+    );
+}
