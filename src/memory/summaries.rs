@@ -163,13 +163,6 @@ pub fn write_daily(
         day.format("%Y-%m-%d"),
         fit_lines(&lines, MAX_PROMPT_CHARS)
     );
-    let reply = claude.call(
-        Some((
-            SystemPromptMode::Replace,
-            prompts::DAILY_INSTRUCTIONS.to_owned(),
-        )),
-        &prompt,
-    )?;
     let mut doc = Document::default();
     doc.set("user_id", user.as_str());
     doc.set("date", day.format("%Y-%m-%d").to_string());
@@ -178,19 +171,48 @@ pub fn write_daily(
         doc.set("first_message", format_ts(&first.ts));
         doc.set("last_message", format_ts(&last.ts));
     }
+    let target = Target {
+        kind: "daily",
+        instructions: prompts::DAILY_INSTRUCTIONS,
+        path: state.layout.daily_file(user, day),
+    };
+    call_and_write(state, user, claude, &target, &prompt, doc, now)
+}
+
+/// What one summary call is for and where its answer goes.
+struct Target {
+    kind: &'static str,
+    instructions: &'static str,
+    path: std::path::PathBuf,
+}
+
+/// Ask claude for a summary and write it with the given frontmatter (plus
+/// its cost) under the user lock; the cost goes to the ledger.
+fn call_and_write(
+    state: &State,
+    user: &UserId,
+    claude: &Claude,
+    target: &Target,
+    prompt: &str,
+    mut doc: Document,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Reply> {
+    let system = Some((SystemPromptMode::Replace, target.instructions.to_owned()));
+    let reply = claude.call(system, prompt)?;
     if let Some(cost) = reply.cost_usd {
         doc.set("cost_usd", cost);
     }
     doc.body = reply.text.trim().to_owned();
     {
         let _lock = state.lock_user(user)?;
-        write_atomic(
-            &state.layout.daily_file(user, day),
-            doc.render().as_bytes(),
-            state.fsync(),
-        )?;
+        write_atomic(&target.path, doc.render().as_bytes(), state.fsync())?;
     }
-    record_cost(state, "daily", user, &reply, now);
+    if let Err(e) = ledger::record(state, target.kind, user, &reply, now) {
+        crate::diag::warn(format!(
+            "could not record the cost of a {} summary: {e:#}",
+            target.kind
+        ));
+    }
     Ok(reply)
 }
 
@@ -269,39 +291,16 @@ pub fn write_weekly(
         }
     }
     let prompt = format!("Week: {week}\n\n{}", fit_lines(&parts, MAX_PROMPT_CHARS));
-    let reply = claude.call(
-        Some((
-            SystemPromptMode::Replace,
-            prompts::WEEKLY_INSTRUCTIONS.to_owned(),
-        )),
-        &prompt,
-    )?;
     let mut doc = Document::default();
     doc.set("user_id", user.as_str());
     doc.set("week", week.to_string());
     doc.set("daily_summaries", parts.len() as u64);
-    if let Some(cost) = reply.cost_usd {
-        doc.set("cost_usd", cost);
-    }
-    doc.body = reply.text.trim().to_owned();
-    {
-        let _lock = state.lock_user(user)?;
-        write_atomic(
-            &state.layout.weekly_file(user, week.year, week.week),
-            doc.render().as_bytes(),
-            state.fsync(),
-        )?;
-    }
-    record_cost(state, "weekly", user, &reply, now);
-    Ok(reply)
-}
-
-fn record_cost(state: &State, kind: &str, user: &UserId, reply: &Reply, now: DateTime<Utc>) {
-    if let Err(e) = ledger::record(state, kind, user, reply, now) {
-        crate::diag::warn(format!(
-            "could not record the cost of a {kind} summary: {e:#}"
-        ));
-    }
+    let target = Target {
+        kind: "weekly",
+        instructions: prompts::WEEKLY_INSTRUCTIONS,
+        path: state.layout.weekly_file(user, week.year, week.week),
+    };
+    call_and_write(state, user, claude, &target, &prompt, doc, now)
 }
 
 /// Join lines within `max` characters; when they do not fit, keep the
