@@ -11,6 +11,7 @@ use std::io::Write as _;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -180,6 +181,7 @@ fn run_with_timeout(
             _ => anyhow::Error::new(e).context(format!("could not start {}", program.display())),
         })?;
     let group = child.id() as libc::pid_t;
+    let _registered = GroupGuard::register(group);
 
     let mut child_stdin = child.stdin.take().expect("stdin is piped");
     let input = stdin.to_vec();
@@ -235,6 +237,60 @@ fn read_in_background(mut pipe: impl std::io::Read + Send + 'static) -> mpsc::Re
         let _ = tx.send(bytes);
     });
     rx
+}
+
+/// Process groups of the children running now, so that a SIGTERM, SIGINT
+/// or SIGHUP sent to us (a broker giving up, Ctrl-C) reaches them too: a
+/// claude left running would go on costing money for minutes.
+static CHILD_GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+/// Registers a child's group while it runs; forgets it when dropped.
+struct GroupGuard(Option<usize>);
+
+impl GroupGuard {
+    fn register(group: libc::pid_t) -> Self {
+        static INSTALL: std::sync::Once = std::sync::Once::new();
+        INSTALL.call_once(|| {
+            for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                // SAFETY: `forward` only calls async-signal-safe functions
+                // (kill, signal, raise) and reads atomics.
+                unsafe {
+                    libc::signal(signal, forward as *const () as libc::sighandler_t);
+                }
+            }
+        });
+        let slot = CHILD_GROUPS.iter().position(|slot| {
+            slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        });
+        Self(slot)
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(slot) = self.0 {
+            CHILD_GROUPS[slot].store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+extern "C" fn forward(signal: libc::c_int) {
+    for slot in &CHILD_GROUPS {
+        let group = slot.load(Ordering::SeqCst);
+        if group > 0 {
+            // SAFETY: kill(2) is async-signal-safe; the group is a child's.
+            unsafe {
+                libc::kill(-group, libc::SIGTERM);
+            }
+        }
+    }
+    // Then die of the signal as we would have without a handler.
+    // SAFETY: signal(2) and raise(3) are async-signal-safe.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
 }
 
 fn kill_group(group: libc::pid_t, signal: libc::c_int) {

@@ -663,3 +663,56 @@ fn two_concurrent_asks_of_one_user_both_succeed() {
         );
     }
 }
+
+/// A broker that gives up on `ask` (SIGTERM) must not leave claude running
+/// and costing money: the signal reaches claude's whole process group.
+#[test]
+fn a_sigterm_to_ask_stops_claude_and_its_children() {
+    let env = TestEnv::new();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_claude-session"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", env.home())
+        .env("FAKE_CLAUDE_LOG", env.claude_log())
+        .env("FAKE_CLAUDE_SLEEP", "30")
+        .env("FAKE_CLAUDE_GRANDCHILD", "1")
+        .arg("--state-dir")
+        .arg(env.state_dir())
+        .args(["ask", "--user", "U1", "--claude-bin"])
+        .arg(fake_claude())
+        .args(["--", "hi"])
+        .spawn()
+        .unwrap();
+    let pid_file = env.claude_log().join("grandchild.pid");
+    let started = Instant::now();
+    while !pid_file.exists() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let grandchild: i32 = std::fs::read_to_string(&pid_file)
+        .expect("the fake claude started")
+        .trim()
+        .parse()
+        .unwrap();
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !is_dead(grandchild) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let dead = is_dead(grandchild);
+    if !dead {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &grandchild.to_string()])
+            .status();
+    }
+    assert!(
+        dead,
+        "claude's child {grandchild} outlived a SIGTERM to ask"
+    );
+    // The message was logged before the call; no reply was.
+    assert_eq!(env.messages("U1").len(), 1);
+}

@@ -31,6 +31,14 @@ pub fn last_activity(state: &State, user: &UserId) -> anyhow::Result<Option<Date
 /// Is the user idle past the expiry age at `now`?
 pub fn is_expired(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<bool> {
     let age = Duration::days(state.config.scheduler.stm_expire_days as i64);
+    // Most users wrote recently: a recent last line settles it without
+    // reading the whole log.
+    if stm::recent(state, user, 1)?
+        .first()
+        .is_some_and(|last| now - last.ts <= age)
+    {
+        return Ok(false);
+    }
     Ok(last_activity(state, user)?.is_some_and(|last| now - last > age))
 }
 

@@ -81,6 +81,7 @@ pub fn prune(state: &State, dry_run: bool) -> anyhow::Result<Pruned> {
     let mut pruned = Pruned::default();
     let sessions = state.layout.sessions_dir();
     sweep_temp_files(sessions, dry_run, &mut pruned)?;
+    sweep_inflight_locks(state, dry_run, &mut pruned)?;
     for area in [
         state.layout.stm_root(),
         state.layout.summaries_root(),
@@ -139,6 +140,36 @@ fn collect_empty(folder: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<bool> 
         out.push(folder.to_owned());
     }
     Ok(empty)
+}
+
+/// Remove the per-message locks an `ask` that failed left behind (a
+/// successful one removes its own), when over an hour old and not held.
+fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> anyhow::Result<()> {
+    let dir = state.layout.locks_dir().join("inflight");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
+    };
+    let now = SystemTime::now();
+    for entry in entries {
+        let path = entry?.path();
+        let old = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age >= STALE_TEMP_AGE);
+        if !old {
+            continue;
+        }
+        if dry_run {
+            pruned.temp_files.push(path);
+        } else if let Some(lock) = crate::store::lock::FileLock::try_acquire(&path)? {
+            lock.remove()?;
+            pruned.temp_files.push(path);
+        }
+    }
+    Ok(())
 }
 
 /// Remove `.*.tmp` files older than an hour anywhere under `dir`.
