@@ -191,13 +191,23 @@ const MAX_THRESHOLD: u32 = 1_000_000;
 impl Config {
     /// Defaults, then `config.json` if it exists.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(e) => {
                 return Err(e).with_context(|| format!("could not read {}", path.display()));
             }
         };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            failure(
+                Exit::Usage,
+                format!(
+                    "{}: not UTF-8 text (bad byte at offset {}); save it as UTF-8 JSON",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
         Self::parse(&text, path)
     }
 
@@ -218,6 +228,24 @@ impl Config {
                 path.display()
             )));
         }
+        // serde would take a list for a section, field by field in order:
+        // `{"compacting": [false]}` must not quietly turn compaction off.
+        let defaults = serde_json::to_value(Config::default()).expect("config serialises");
+        for (key, section) in value.as_object().expect("checked above") {
+            if defaults.get(key).is_some_and(Value::is_object) && !section.is_object() {
+                let given = match section {
+                    Value::Array(_) => "a list",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "true/false",
+                    _ => "null",
+                };
+                return Err(bad(format!(
+                    "{}: `{key}` must be an object of settings, like {{\"{key}\": {{…}}}}, not {given}",
+                    path.display()
+                )));
+            }
+        }
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let config: Config = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             let inner = e.inner();
@@ -230,7 +258,6 @@ impl Config {
                 strip_position(inner)
             ))
         })?;
-        let defaults = serde_json::to_value(Config::default()).expect("config serialises");
         for key in unknown_keys(&value, &defaults, "") {
             diag::warn(format!(
                 "{}: unknown key `{key}` is ignored (check its spelling)",

@@ -8,7 +8,10 @@ use claude_session::error::{Exit, exit_code_of, is_broken_pipe};
 use claude_session::{commands, diag};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => exit_with_usage_error(err),
+    };
     // Chat logs are private: nothing we create is readable by others.
     // SAFETY: umask only sets the process's file mode mask.
     unsafe {
@@ -23,6 +26,28 @@ fn main() -> ExitCode {
             ExitCode::from(exit_code_of(&err).code() as u8)
         }
     }
+}
+
+/// clap's own message, but never flooding the terminal: a 10 KB value is
+/// shown cut, as our own errors show it.
+fn exit_with_usage_error(err: clap::Error) -> ! {
+    let long_value = matches!(
+        err.kind(),
+        clap::error::ErrorKind::InvalidValue | clap::error::ErrorKind::ValueValidation
+    ) && err.to_string().len() > 1000;
+    if !long_value {
+        err.exit();
+    }
+    let text = err.to_string();
+    let shortened = match (text.find("invalid value '"), text.find("' for '")) {
+        (Some(start), Some(end)) if start + 15 < end => {
+            let value: String = text[start + 15..end].chars().take(40).collect();
+            format!("{}{value}…{}", &text[..start + 15], &text[end..])
+        }
+        _ => text.chars().take(1000).collect(),
+    };
+    let _ = write!(std::io::stderr(), "{shortened}");
+    std::process::exit(err.exit_code());
 }
 
 /// The error on stderr: its message and root cause; with `-v`, every link

@@ -155,7 +155,8 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
         } else {
             full = true;
             let fits = room.saturating_sub(1);
-            if fits >= MIN_CUT_CHARS || kept.is_empty() {
+            // A cut too short to keep the turn header is worth nothing.
+            if fits >= MIN_CUT_CHARS {
                 let (line, _) = cut_to(&line, fits);
                 let used = line.chars().count();
                 let tokens = estimate_tokens(&line);
@@ -189,8 +190,8 @@ pub fn format_message(message: &Message) -> String {
         message.sender(),
         message.extra.get("userName").and_then(|v| v.as_str()),
     ) {
-        (Some(id), Some(name)) => format!("{} ({id})", one_line(name)),
-        (Some(id), None) => format!("{} ({id})", message.role.label()),
+        (Some(id), Some(name)) => format!("{} ({})", one_line(name), one_line(id)),
+        (Some(id), None) => format!("{} ({})", message.role.label(), one_line(id)),
         _ => message.role.label().to_owned(),
     };
     let mut out = format!("[{stamp}] {speaker}: {first}");
@@ -223,19 +224,22 @@ fn split_lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// Cut `text` to at most `max` characters, the last ones being a marker
 /// that says how much was left out.
+/// Never longer than `max` characters: when even the marker does not fit,
+/// the text is cut without one.
 fn cut_to(text: &str, max: usize) -> (String, Fate) {
     let total = text.chars().count();
     if total <= max {
         return (text.to_owned(), Fate::Kept);
     }
-    // The marker's digits depend on the count; a generous fixed reserve.
-    let reserve = 40;
-    let keep = max.saturating_sub(reserve);
+    let marker = |omitted: usize| format!(" … [cut: {omitted} characters omitted]");
+    // The longest marker this cut can need: the count is at most `total`.
+    let reserve = marker(total).chars().count();
+    if max < reserve {
+        return (text.chars().take(max).collect(), Fate::Cut);
+    }
+    let keep = max - reserve;
     let kept: String = text.chars().take(keep).collect();
-    (
-        format!("{kept} … [cut: {} characters omitted]", total - keep),
-        Fate::Cut,
-    )
+    (format!("{kept}{}", marker(total - keep)), Fate::Cut)
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
         let mut rest = &bytes[offset..];
         let mut decoded = Vec::new();
         let before = rest.len();
-        let result = GzDecoder::new(&mut rest).read_to_end(&mut decoded);
+        let result = decode_member(&mut rest, &mut decoded);
         let consumed = before - rest.len();
         match result {
             Ok(_) if consumed > 0 => {
@@ -75,6 +75,13 @@ pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
                     Err(e) => e.to_string(),
                     Ok(_) => "not a gzip member".into(),
                 };
+                // Decode the damaged member again on its own, up to where the
+                // next member starts: run into that member's bytes, the
+                // decoder fails earlier and loses more of the readable part.
+                let next = find_member_start(&bytes, offset + 1);
+                let mut alone = &bytes[offset..next.unwrap_or(bytes.len())];
+                decoded.clear();
+                let _ = decode_member(&mut alone, &mut decoded);
                 // Keep the complete lines of a cut member; drop its torn end.
                 if let Some(last_newline) = decoded.iter().rposition(|&b| b == b'\n') {
                     push_lines(&decoded[..=last_newline], &mut out.lines);
@@ -83,7 +90,7 @@ pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
                     "{}: damaged gzip data at byte {offset} ({why})",
                     path.display()
                 ));
-                match find_member_start(&bytes, offset + 1) {
+                match next {
                     Some(next) => offset = next,
                     None => break,
                 }
@@ -91,6 +98,19 @@ pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
         }
     }
     Ok(out)
+}
+
+/// Decode one member in small steps: what a step decoded before damage is
+/// kept, so a cut member loses at most one step of its readable end.
+fn decode_member(input: &mut &[u8], out: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut decoder = GzDecoder::new(input);
+    let mut step = [0u8; 1024];
+    loop {
+        match decoder.read(&mut step)? {
+            0 => return Ok(out.len()),
+            n => out.extend_from_slice(&step[..n]),
+        }
+    }
 }
 
 fn push_lines(decoded: &[u8], lines: &mut Vec<Vec<u8>>) {

@@ -36,8 +36,12 @@ pub fn append_lines(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result
         buffer.extend_from_slice(line);
         buffer.push(b'\n');
     }
-    file.write_all(&buffer)
-        .with_context(|| format!("could not append to {}", path.display()))?;
+    if let Err(e) = file.write_all(&buffer) {
+        // A short write (a full disk) must not leave a torn fragment: cut
+        // the file back to where it was. We hold the owner's lock.
+        let _ = file.set_len(len);
+        return Err(e).with_context(|| format!("could not append to {}", path.display()));
+    }
     if fsync {
         file.sync_data()
             .with_context(|| format!("could not sync {}", path.display()))?;
