@@ -40,6 +40,8 @@ pub struct Claude {
     /// Passed through after ours, in order (`--claude-arg`).
     pub extra_args: Vec<String>,
     pub timeout: Duration,
+    /// Where the system prompt file goes (`sessions/.tmp/`).
+    pub temp_dir: PathBuf,
 }
 
 /// What claude answered.
@@ -48,7 +50,6 @@ pub struct Reply {
     pub text: String,
     pub usage: Option<Value>,
     pub cost_usd: Option<f64>,
-    pub session_id: Option<String>,
 }
 
 /// `--claude-bin` (or `CLAUDE_BIN`, which clap folds into it), else
@@ -122,7 +123,7 @@ impl Claude {
         prompt: &str,
     ) -> anyhow::Result<Reply> {
         let (mode, prompt_file) = match &system_prompt {
-            Some((mode, text)) => (*mode, Some(write_prompt_file(text)?)),
+            Some((mode, text)) => (*mode, Some(write_prompt_file(&self.temp_dir, text)?)),
             None => (SystemPromptMode::Append, None),
         };
         let output = run_with_timeout(
@@ -137,13 +138,20 @@ impl Claude {
     }
 }
 
-fn write_prompt_file(text: &str) -> anyhow::Result<tempfile::NamedTempFile> {
-    // tempfile creates it 0600 with a unique name, and removes it on drop.
+fn write_prompt_file(dir: &Path, text: &str) -> anyhow::Result<tempfile::NamedTempFile> {
+    crate::store::fs::ensure_dir(dir)?;
+    // tempfile creates it 0600 with a unique name, and removes it on drop;
+    // the `.*.tmp` name lets prune sweep one a killed process left.
     let mut file = tempfile::Builder::new()
-        .prefix("claude-session-prompt-")
-        .suffix(".md")
-        .tempfile()
-        .context("could not create the system prompt file in the temp folder")?;
+        .prefix(".prompt-")
+        .suffix(crate::store::atomic::TEMP_SUFFIX)
+        .tempfile_in(dir)
+        .with_context(|| {
+            format!(
+                "could not create the system prompt file in {}",
+                dir.display()
+            )
+        })?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.flush())
         .context("could not write the system prompt file")?;
@@ -163,23 +171,33 @@ fn run_with_timeout(
     timeout: Duration,
 ) -> anyhow::Result<Output> {
     let started = Instant::now();
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => failure(
-                Exit::ClaudeNotFound,
-                format!(
-                    "could not start claude ({}): {e}; check --claude-bin or CLAUDE_BIN",
-                    program.display()
-                ),
+        .process_group(0);
+    // Even a SIGKILL of this process must not leave claude running: the
+    // kernel sends it SIGTERM when its parent dies.
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe, as pre_exec requires.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => failure(
+            Exit::ClaudeNotFound,
+            format!(
+                "could not start claude ({}): {e}; check --claude-bin or CLAUDE_BIN",
+                program.display()
             ),
-            _ => anyhow::Error::new(e).context(format!("could not start {}", program.display())),
-        })?;
+        ),
+        _ => anyhow::Error::new(e).context(format!("could not start {}", program.display())),
+    })?;
     let group = child.id() as libc::pid_t;
     let _registered = GroupGuard::register(group);
 
@@ -345,10 +363,6 @@ fn parse_output(program: &Path, output: Output) -> anyhow::Result<Reply> {
             text,
             usage: envelope.get("usage").cloned(),
             cost_usd: envelope.get("total_cost_usd").and_then(Value::as_f64),
-            session_id: envelope
-                .get("session_id")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
         });
     }
     if trimmed.is_empty() {
@@ -445,6 +459,7 @@ mod tests {
             model: Some("opus".into()),
             extra_args: vec!["--allowedTools".into(), "Read".into()],
             timeout: Duration::from_secs(1),
+            temp_dir: std::env::temp_dir(),
         };
         let args: Vec<String> = claude
             .args(SystemPromptMode::Append, Some(Path::new("/tmp/p.md")))

@@ -29,7 +29,8 @@ pub struct Config {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, rename_all = "camelCase")]
 pub struct StmConfig {
-    /// The seed's name for the compaction threshold; kept for compatibility.
+    /// The seed's name for the compaction threshold: used when
+    /// `compacting.threshold` is not set.
     pub max_messages: u32,
     /// Kept for compatibility with the seed; not used by this tool.
     pub max_age_minutes: u32,
@@ -247,17 +248,25 @@ impl Config {
             }
         }
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let config: Config = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-            let inner = e.inner();
-            bad(format!(
-                "{}:{}:{}: bad value for `{}`: {}",
-                path.display(),
-                inner.line(),
-                inner.column(),
-                e.path(),
-                strip_position(inner)
-            ))
-        })?;
+        let mut config: Config =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+                let inner = e.inner();
+                bad(format!(
+                    "{}:{}:{}: bad value for `{}`: {}",
+                    path.display(),
+                    inner.line(),
+                    inner.column(),
+                    e.path(),
+                    strip_position(inner)
+                ))
+            })?;
+        // The seed documents stm.maxMessages as the compaction trigger: a
+        // seed config that sets only that key means it.
+        if value.pointer("/compacting/threshold").is_none()
+            && value.pointer("/stm/maxMessages").is_some()
+        {
+            config.compacting.threshold = config.stm.max_messages;
+        }
         for key in unknown_keys(&value, &defaults, "") {
             diag::warn(format!(
                 "{}: unknown key `{key}` is ignored (check its spelling)",
@@ -420,6 +429,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("`stm.contextWindow`"), "{err}");
+    }
+
+    #[test]
+    fn a_seed_config_with_only_max_messages_sets_the_threshold() {
+        let config = parse(r#"{"stm": {"maxMessages": 20}}"#).unwrap();
+        assert_eq!(config.threshold(), 20);
+        let config =
+            parse(r#"{"stm": {"maxMessages": 20}, "compacting": {"threshold": 30}}"#).unwrap();
+        assert_eq!(config.threshold(), 30);
+    }
+
+    #[test]
+    fn a_section_given_as_a_list_is_refused() {
+        let err = parse(r#"{"compacting": [false]}"#).unwrap_err().to_string();
+        assert!(err.contains("`compacting` must be an object"), "{err}");
     }
 
     #[test]

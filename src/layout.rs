@@ -306,6 +306,12 @@ impl Layout {
             .join(format!("asks-{month}.jsonl"))
     }
 
+    /// Private temporary files (the system prompt handed to claude): kept
+    /// in the state dir, so one a killed process left is swept by prune.
+    pub fn temp_dir(&self) -> PathBuf {
+        self.sessions.join(".tmp")
+    }
+
     // --- locks -------------------------------------------------------------
     //
     // Lock files live apart from the data: rewrites rename over data files

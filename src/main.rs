@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use claude_session::cli::Cli;
-use claude_session::error::{Exit, exit_code_of, is_broken_pipe};
+use claude_session::error::{exit_code_of, is_broken_pipe};
 use claude_session::{commands, diag};
 
 fn main() -> ExitCode {
@@ -64,5 +64,4 @@ fn report(err: &anyhow::Error) {
         let _ = write!(stderr, ": {root}");
     }
     let _ = writeln!(stderr);
-    let _ = Exit::Success;
 }

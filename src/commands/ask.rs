@@ -73,7 +73,10 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     };
     let now = turn.message.ts;
 
-    if let Some(name) = &args.message.display_name {
+    // Brokers pass --display-name on every message: look before locking.
+    if let Some(name) = &args.message.display_name
+        && !state.layout.profile_file(sender).exists()
+    {
         let created = {
             let _lock = state.lock_user(sender)?;
             let channel = turn.message.channel.as_deref();
@@ -90,23 +93,16 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     let (parts, inflight) = {
         let _lock = state.lock_user(turn.key)?;
         if let Some(id) = &turn.message.msg_id {
-            let delivery = stm::find_delivery(state, turn.key, id, now.date_naive())?;
+            let delivery = stm::find_delivery(state, turn.key, id, now)?;
             if delivery.logged {
                 drop(_lock);
-                return redelivered(&turn, id, delivery.reply);
+                return redelivered(&turn, id, delivery.reply, over_budget);
             }
         }
         if let Some(why) = over_budget {
             stm::append_locked(state, turn.key, std::slice::from_ref(&turn.message))?;
             drop(_lock);
-            let text = state
-                .config
-                .budget
-                .message
-                .as_deref()
-                .unwrap_or(BUDGET_MESSAGE);
-            print_reply(&turn, text, None, false)?;
-            return Err(failure(Exit::OverBudget, format!("no call made: {why}")));
+            return refuse_over_budget(&turn, &why);
         }
         let inflight = match &turn.message.msg_id {
             Some(id) => FileLock::try_acquire(&state.layout.inflight_lock_file(turn.key, id))?,
@@ -118,13 +114,15 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     };
 
     let reply = answer(&turn, &parts)?;
-    if let Some(inflight) = inflight {
-        inflight.remove()?;
-    }
     let compact_due = !args.no_compact
         && state.config.compacting.enabled
         && compaction::may_need(state, turn.key, false).unwrap_or(false);
     print_reply(&turn, &reply.text, Some(&reply), compact_due)?;
+    if let Some(inflight) = inflight {
+        release(inflight);
+    }
+    // A broker that reads stdout to its end must not wait for compaction.
+    close_stdout();
 
     // The reply is out; the broker can send it while we tidy up.
     if compact_due {
@@ -132,7 +130,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
             CompactionMode::Inline => compaction::compact_user(
                 state,
                 turn.key,
-                &|| Ok(turn.claude.clone()),
+                &|| Ok(Some(turn.claude.clone())),
                 compaction::Options::default(),
             )
             .map(|_| ()),
@@ -150,6 +148,18 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
         }
     }
     Ok(())
+}
+
+/// Point stdout at /dev/null, so whoever reads our output sees its end now.
+fn close_stdout() {
+    use std::os::fd::AsRawFd as _;
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        // SAFETY: dup2 onto fd 1 replaces our stdout; everything printed
+        // was flushed by print_reply.
+        unsafe {
+            libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
+        }
+    }
 }
 
 /// What `ask` answers when a budget cap is reached (config `budget.message`).
@@ -180,9 +190,16 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     if let Some(cost) = reply.cost_usd {
         answer.extra.insert("costUsd".into(), Value::from(cost));
     }
-    {
-        let _lock = state.lock_user(turn.key)?;
-        stm::append_locked(state, turn.key, std::slice::from_ref(&answer))?;
+    // The reply is paid for and the user waits for it: a failure to log it
+    // is reported, but does not keep the reply from being printed.
+    let logged = state
+        .lock_user(turn.key)
+        .and_then(|_lock| stm::append_locked(state, turn.key, std::slice::from_ref(&answer)));
+    if let Err(e) = logged {
+        crate::diag::warn(format!(
+            "the reply could not be logged in {}'s memory: {e:#}",
+            turn.key
+        ));
     }
     if let Err(e) = ledger::record_ask(state, turn.sender, &reply, now) {
         crate::diag::warn(format!("could not record the cost of this answer: {e:#}"));
@@ -193,7 +210,12 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
 /// The same message id again (a platform re-sending a webhook): print the
 /// reply already given; if the first delivery is still being answered,
 /// wait for it; if it failed, answer now without logging the message twice.
-fn redelivered(turn: &Turn, id: &str, reply: Option<Message>) -> anyhow::Result<()> {
+fn redelivered(
+    turn: &Turn,
+    id: &str,
+    reply: Option<Message>,
+    over_budget: Option<String>,
+) -> anyhow::Result<()> {
     if let Some(reply) = reply {
         return print_reply(turn, &reply.text, None, false);
     }
@@ -204,18 +226,20 @@ fn redelivered(turn: &Turn, id: &str, reply: Option<Message>) -> anyhow::Result<
         wait,
         "message",
     )
-    .map_err(|_| {
-        failure(
+    .map_err(|e| match crate::error::exit_code_of(&e) {
+        Exit::LockTimeout => failure(
             Exit::ClaudeTimeout,
             format!(
-                "message {id} is still being answered by another process after {} s",
+                "message {id} is still being answered by another process after {} s; \
+                 deliver it again later to get that answer",
                 wait.as_secs()
             ),
-        )
+        ),
+        _ => e,
     })?;
     let (delivery, parts) = {
         let _lock = state.lock_user(turn.key)?;
-        let delivery = stm::find_delivery(state, turn.key, id, turn.message.ts.date_naive())?;
+        let delivery = stm::find_delivery(state, turn.key, id, turn.message.ts)?;
         let mut parts = context::gather(
             state,
             turn.key,
@@ -225,13 +249,34 @@ fn redelivered(turn: &Turn, id: &str, reply: Option<Message>) -> anyhow::Result<
         parts.messages.retain(|m| m.msg_id.as_deref() != Some(id));
         (delivery, parts)
     };
-    let text = match delivery.reply {
-        Some(reply) => reply.text,
-        // The first attempt failed or was killed: answer it now.
-        None => answer(turn, &parts)?.text,
+    let text = match (delivery.reply, over_budget) {
+        (Some(reply), _) => reply.text,
+        // The first attempt failed or was killed: answer it now, if the
+        // budget still allows a call.
+        (None, Some(why)) => {
+            drop(inflight);
+            return refuse_over_budget(turn, &why);
+        }
+        (None, None) => answer(turn, &parts)?.text,
     };
-    inflight.remove()?;
-    print_reply(turn, &text, None, false)
+    print_reply(turn, &text, None, false)?;
+    release(inflight);
+    Ok(())
+}
+
+/// The budget note on stdout (for the chat), the reason on stderr, exit 7.
+fn refuse_over_budget(turn: &Turn, why: &str) -> anyhow::Result<()> {
+    let budget = &turn.state.config.budget;
+    let text = budget.message.as_deref().unwrap_or(BUDGET_MESSAGE);
+    print_reply(turn, text, None, false)?;
+    Err(failure(Exit::OverBudget, format!("no call made: {why}")))
+}
+
+/// Remove a per-message lock; a failure only leaves a file prune sweeps.
+fn release(inflight: FileLock) {
+    if let Err(e) = inflight.remove() {
+        crate::diag::warn(format!("could not remove a message lock: {e:#}"));
+    }
 }
 
 fn print_reply(

@@ -16,7 +16,7 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
         force: args.force,
         dry_run: args.dry_run,
     };
-    let make_claude = || claude_runner(state, &args.claude);
+    let make_claude = || claude_runner(state, &args.claude).map(Some);
 
     if let Some(user) = args.conversation.as_ref().or(args.user.as_ref()) {
         let outcome = compaction::compact_user(state, user, &make_claude, options)?;
@@ -135,5 +135,6 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
         Outcome::Changed => format!(
             "{user}: the log changed during compaction (cleared or expired); nothing written"
         ),
+        Outcome::Deferred => format!("{user}: left for later (a cap on calls is reached)"),
     }
 }

@@ -17,7 +17,7 @@ use crate::claude::{Claude, Reply};
 use crate::cli::MaintainArgs;
 use crate::commands::progress::Progress;
 use crate::commands::{Output, claude_runner, print_json, print_text};
-use crate::error::{Exit, failure, usage};
+use crate::error::{Exit, exit_code_of, failure, usage};
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Outcome};
 use crate::memory::message::{format_ts, parse_ts};
@@ -49,6 +49,9 @@ struct TaskReport {
     note: Option<String>,
     actions: Vec<String>,
     errors: Vec<String>,
+    /// The exit code of the first error (claude not found: 5, …).
+    #[serde(skip)]
+    exit: Option<Exit>,
 }
 
 impl TaskReport {
@@ -57,6 +60,12 @@ impl TaskReport {
             task,
             ..Self::default()
         }
+    }
+
+    /// Record a failure of one item; the pass goes on.
+    fn error(&mut self, what: impl std::fmt::Display, e: &anyhow::Error) {
+        self.exit.get_or_insert(exit_code_of(e));
+        self.errors.push(format!("{what}: {e:#}"));
     }
 }
 
@@ -144,6 +153,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
             _ => unreachable!("tasks are validated above"),
         };
         if let Err(e) = result {
+            report.exit.get_or_insert(exit_code_of(&e));
             report.errors.push(format!("{e:#}"));
         }
         reports.push(report);
@@ -175,8 +185,10 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         ))?;
     }
     if errors > 0 {
+        // The first failure's own code: a missing claude is 5, not 3.
+        let exit = reports.iter().find_map(|r| r.exit).unwrap_or(Exit::State);
         return Err(failure(
-            Exit::State,
+            exit,
             format!("maintain finished with {errors} error(s); see the report above"),
         ));
     }
@@ -259,7 +271,7 @@ fn stm_expiry(
             Ok(())
         })();
         if let Err(e) = result {
-            report.errors.push(format!("{user}: {e:#}"));
+            report.error(&user, &e);
         }
     }
     Ok(())
@@ -288,7 +300,7 @@ fn log_rotation(
                     target.display()
                 ));
             }
-            Err(e) => report.errors.push(format!("{}: {e:#}", log.display())),
+            Err(e) => report.error(log.display(), &e),
         }
     }
     Ok(())
@@ -309,7 +321,7 @@ fn compact(
         match compaction::may_need(state, &user, false) {
             Ok(true) => due.push(user),
             Ok(false) => {}
-            Err(e) => report.errors.push(format!("{user}: {e:#}")),
+            Err(e) => report.error(&user, &e),
         }
     }
     let options = compaction::Options {
@@ -317,10 +329,15 @@ fn compact(
         dry_run: args.dry_run,
     };
     let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
-        if !args.dry_run && !llm.reserve() {
-            return Ok(Done::Left);
-        }
-        let outcome = compaction::compact_user(state, user, &|| llm.claude(), options)?;
+        // Each call of a compaction (a backlog takes several) is reserved.
+        let gate = || {
+            let claude = llm.claude()?;
+            Ok(llm.reserve().then_some(claude))
+        };
+        let outcome = match compaction::compact_user(state, user, &gate, options) {
+            Err(e) if crate::error::exit_code_of(&e) == Exit::OverBudget => return Ok(Done::Left),
+            other => other?,
+        };
         Ok(match outcome {
             Outcome::Compacted {
                 compacted,
@@ -334,6 +351,7 @@ fn compact(
                 Done::Did(format!("would compact {user}: {compact} message(s)"))
             }
             Outcome::Busy => Done::Nothing(format!("{user}: another compaction is running")),
+            Outcome::Deferred => Done::Left,
             Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
         })
     });
@@ -359,7 +377,7 @@ fn daily(
     for user in summaries::users_with_history(state)? {
         match summaries::daily_due(state, &user, now, args.force) {
             Ok(days) => due.extend(days.into_iter().map(|d| (user.clone(), d))),
-            Err(e) => report.errors.push(format!("{user}: {e:#}")),
+            Err(e) => report.error(&user, &e),
         }
     }
     let results = in_parallel(args.jobs, due, "daily", |(user, day)| {
@@ -371,11 +389,11 @@ fn daily(
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {what}")));
         }
+        let claude = llm.claude()?;
         if !llm.reserve() {
             return Ok(Done::Left);
         }
-        let reply: Reply =
-            summaries::write_daily(state, user, *day, &messages, &llm.claude()?, now)?;
+        let reply: Reply = summaries::write_daily(state, user, *day, &messages, &claude, now)?;
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {what}")))
     });
@@ -394,17 +412,18 @@ fn weekly(
     for user in summaries::users_with_history(state)? {
         match summaries::weekly_due(state, &user, now, args.force) {
             Ok(weeks) => due.extend(weeks.into_iter().map(|w| (user.clone(), w))),
-            Err(e) => report.errors.push(format!("{user}: {e:#}")),
+            Err(e) => report.error(&user, &e),
         }
     }
     let results = in_parallel(args.jobs, due, "weekly", |(user, week)| {
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {user} {week}")));
         }
+        let claude = llm.claude()?;
         if !llm.reserve() {
             return Ok(Done::Left);
         }
-        let reply = summaries::write_weekly(state, user, *week, &llm.claude()?, now)?;
+        let reply = summaries::write_weekly(state, user, *week, &claude, now)?;
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {user} {week}")))
     });
@@ -456,7 +475,7 @@ fn tally(results: Vec<(String, anyhow::Result<Done>)>, report: &mut TaskReport) 
                 }
             }
             Ok(Done::Left) => report.left_for_next_run += 1,
-            Err(e) => report.errors.push(format!("{item}: {e:#}")),
+            Err(e) => report.error(&item, &e),
         }
     }
 }

@@ -68,6 +68,7 @@ pub fn claude_runner(state: &State, args: &ClaudeArgs) -> anyhow::Result<Claude>
         model: args.model.clone(),
         extra_args: args.claude_args.clone(),
         timeout: Duration::from_secs(args.timeout.unwrap_or(state.config.ask.timeout_seconds)),
+        temp_dir: state.layout.temp_dir(),
     })
 }
 

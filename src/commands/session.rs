@@ -533,12 +533,8 @@ fn topic_set(
         // Topic notes are shared: the LTM index lock guards them too.
         let _lock = state.lock_index()?;
         write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
-        let mut index = ltm::read_index(state)?;
         let entry = ltm::IndexEntry::for_topic(slug, &doc);
-        index.entries.retain(|e| e.path != entry.path);
-        index.entries.push(entry);
-        index.entries.sort_by(|a, b| a.path.cmp(&b.path));
-        ltm::write_index_locked(state, &index)?;
+        ltm::update_index_locked(state, &[&entry.path.clone()], Some(entry))?;
     }
     report_written(output, slug.as_str(), &path)
 }

@@ -82,6 +82,8 @@ pub enum Outcome {
     /// The log changed under us (cleared or expired meanwhile): nothing
     /// was written.
     Changed,
+    /// A cap on calls was reached before any: left for the next run.
+    Deferred,
 }
 
 /// Cheap check without lock or parsing: more lines than the threshold?
@@ -114,12 +116,17 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
     }
 }
 
-/// Compact one user until under the threshold. `claude` is asked for only
-/// when a call is due, so a scan that finds nothing to do needs no claude.
+/// Gives the claude to call before each call, or `None` when a cap on calls
+/// (maintain's `--max-llm-calls`) says to stop here.
+pub type CallGate<'a> = &'a dyn Fn() -> anyhow::Result<Option<Claude>>;
+
+/// Compact one user until under the threshold. `claude` is asked before
+/// every call, so a scan that finds nothing to do needs no claude, and a
+/// cap on calls holds however many rounds a long backlog takes.
 pub fn compact_user(
     state: &State,
     user: &UserId,
-    claude: &dyn Fn() -> anyhow::Result<Claude>,
+    claude: CallGate,
     options: Options,
 ) -> anyhow::Result<Outcome> {
     let Some(_compacting) = FileLock::try_acquire(&state.layout.compaction_lock_file(user))? else {
@@ -129,11 +136,13 @@ pub fn compact_user(
     let mut calls = 0;
     let mut cost: Option<f64> = None;
     let mut kept = 0;
-    let mut runner: Option<Claude> = None;
     for _ in 0..MAX_ROUNDS {
         let plan = {
             let _lock = state.lock_user(user)?;
-            recover_locked(state, user)?;
+            // A dry run changes nothing, not even a leftover journal.
+            if !options.dry_run {
+                recover_locked(state, user)?;
+            }
             plan_locked(state, user, options.force)?
         };
         let plan = match plan {
@@ -156,12 +165,14 @@ pub fn compact_user(
             }
             break;
         }
-        if runner.is_none() {
-            runner = Some(claude()?);
-        }
-        let claude = runner.as_ref().expect("set above");
+        let Some(claude) = claude()? else {
+            if calls == 0 {
+                return Ok(Outcome::Deferred);
+            }
+            break;
+        };
         let now = Utc::now();
-        let (answer, reply) = summarise(state, claude, &plan)?;
+        let (answer, reply) = summarise(state, &claude, &plan)?;
         calls += 1;
         if let Some(c) = reply.cost_usd {
             *cost.get_or_insert(0.0) += c;
@@ -587,7 +598,9 @@ fn write_journal(state: &State, user: &UserId, journal: &Journal) -> anyhow::Res
 }
 
 /// Finish a compaction a killed process left half done. The caller holds
-/// the user lock; every writer of a user's STM or archive calls this first.
+/// the user lock. Whatever rewrites the log or writes the archive calls
+/// this first (compaction, expiry, clear, export, daily summaries); a plain
+/// append needs not: the journal's prefix check covers lines added after.
 pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
     let path = state.layout.compaction_journal_file(user);
     let Some(bytes) = read_optional(&path)? else {

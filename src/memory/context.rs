@@ -21,7 +21,6 @@ use crate::layout::UserId;
 use crate::memory::message::Message;
 use crate::memory::stm;
 use crate::state::State;
-use crate::store::fs::read_optional_text;
 
 /// What the context is made of, before the size budget applies.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +45,7 @@ pub fn gather(
     window: usize,
 ) -> anyhow::Result<Parts> {
     let profile_path = state.layout.profile_file(sender);
-    let profile = read_optional_text(&profile_path)?
+    let profile = stm::read_text_or_warn(&profile_path)?
         .map(|text| stm::parse_document_or_warn(&text, &profile_path).body);
     let summary = stm::summary(state, key)?.map(|doc| doc.body);
     let non_blank = |s: String| (!s.trim().is_empty()).then_some(s);

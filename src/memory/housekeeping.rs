@@ -18,15 +18,10 @@ const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(3600)
 /// Broker logs older than `scheduler.logRotateDays` (by modification time).
 pub fn logs_due(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<PathBuf>> {
     let dir = state.layout.logs_dir();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
-    };
+    let entries = crate::store::fs::read_dir_optional(&dir)?;
     let cutoff = now - Duration::days(state.config.scheduler.log_rotate_days as i64);
     let mut due = Vec::new();
     for entry in entries {
-        let entry = entry?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !(name.starts_with("broker-") && name.ends_with(".log")) {
@@ -146,14 +141,10 @@ fn collect_empty(folder: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<bool> 
 /// successful one removes its own), when over an hour old and not held.
 fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> anyhow::Result<()> {
     let dir = state.layout.locks_dir().join("inflight");
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
-    };
+    let entries = crate::store::fs::read_dir_optional(&dir)?;
     let now = SystemTime::now();
     for entry in entries {
-        let path = entry?.path();
+        let path = entry.path();
         let old = std::fs::metadata(&path)
             .and_then(|m| m.modified())
             .ok()
@@ -174,14 +165,9 @@ fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> an
 
 /// Remove `.*.tmp` files older than an hour anywhere under `dir`.
 fn sweep_temp_files(dir: &Path, dry_run: bool, pruned: &mut Pruned) -> anyhow::Result<()> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
-    };
+    let entries = crate::store::fs::read_dir_optional(dir)?;
     let now = SystemTime::now();
     for entry in entries {
-        let entry = entry?;
         let kind = entry.file_type()?;
         let name = entry.file_name();
         let name = name.to_string_lossy();

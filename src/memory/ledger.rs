@@ -19,7 +19,8 @@ use crate::store::jsonl::append_lines;
 use crate::store::lock::FileLock;
 use crate::store::tail::ReverseLines;
 
-fn lock(state: &State) -> anyhow::Result<FileLock> {
+/// The one lock over every ledger file.
+pub fn lock(state: &State) -> anyhow::Result<FileLock> {
     FileLock::acquire(
         &state.layout.ledger_lock_file(),
         state.config.lock_timeout(),

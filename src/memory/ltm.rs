@@ -353,15 +353,9 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
 /// Names (without `.md`) of the markdown files in a folder, sorted.
 pub fn markdown_names(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
     let mut names = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
-        Err(e) => {
-            return Err(anyhow::Error::new(e).context(format!("could not list {}", dir.display())));
-        }
-    };
+    let entries = crate::store::fs::read_dir_optional(dir)?;
     for entry in entries {
-        let name = entry?.file_name();
+        let name = entry.file_name();
         if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".md"))
             && !stem.starts_with('.')
         {
@@ -376,8 +370,18 @@ pub fn markdown_names(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
 /// under the index lock.
 pub fn update_index(state: &State, path: &str, entry: Option<IndexEntry>) -> anyhow::Result<()> {
     let _lock = state.lock_index()?;
+    update_index_locked(state, &[path], entry)
+}
+
+/// Remove the entries at `paths` and add `entry`; the caller holds the
+/// index lock (topic notes are written under it too).
+pub fn update_index_locked(
+    state: &State,
+    paths: &[&str],
+    entry: Option<IndexEntry>,
+) -> anyhow::Result<()> {
     let mut index = read_index(state)?;
-    index.entries.retain(|e| e.path != path);
+    index.entries.retain(|e| !paths.contains(&e.path.as_str()));
     if let Some(entry) = entry {
         index.entries.push(entry);
         index.entries.sort_by(|a, b| a.path.cmp(&b.path));
@@ -423,10 +427,7 @@ pub fn forget_topic(
         }
     }
     crate::store::fs::remove_if_exists(&path)?;
-    let mut index = read_index(state)?;
-    let entry_path = format!("topics/{slug}.md");
-    index.entries.retain(|e| e.path != entry_path);
-    write_index_locked(state, &index)?;
+    update_index_locked(state, &[&format!("topics/{slug}.md")], None)?;
     Ok(true)
 }
 

@@ -7,7 +7,7 @@ use crate::layout::UserId;
 use crate::memory::message::Message;
 use crate::state::State;
 use crate::store::frontmatter::Document;
-use crate::store::fs::{open_read, read_optional_text};
+use crate::store::fs::open_read;
 use crate::store::jsonl::append_lines;
 use crate::store::tail::ReverseLines;
 
@@ -91,10 +91,30 @@ pub fn parse_or_warn(line: &[u8], path: &std::path::Path, offset: u64) -> Option
 /// The rolling summary, if any compaction has written one.
 pub fn summary(state: &State, user: &UserId) -> anyhow::Result<Option<Document>> {
     let path = state.layout.summary_file(user);
-    let Some(text) = read_optional_text(&path)? else {
+    let Some(text) = read_text_or_warn(&path)? else {
         return Ok(None);
     };
     Ok(Some(parse_document_or_warn(&text, &path)))
+}
+
+/// A markdown file for building memory: bytes that are not UTF-8 (a bad
+/// hand edit) are warned about and replaced, so memory is never silenced.
+pub fn read_text_or_warn(path: &std::path::Path) -> anyhow::Result<Option<String>> {
+    let Some(bytes) = crate::store::fs::read_optional(path)? else {
+        return Ok(None);
+    };
+    Ok(Some(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            diag::warn(format!(
+                "{} is not valid UTF-8 (byte {}); using it with the bad bytes replaced; \
+                 fix or rewrite the file",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ));
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    }))
 }
 
 /// Parse a markdown file for reading; a broken frontmatter is warned about
@@ -120,17 +140,9 @@ pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
 
 /// Valid user ids among the folder names in `dir`, sorted.
 pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
-    use anyhow::Context as _;
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(e).with_context(|| format!("could not list {}", dir.display()));
-        }
-    };
+    let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
     for entry in entries {
-        let entry = entry.with_context(|| format!("could not list {}", dir.display()))?;
         if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
@@ -150,40 +162,64 @@ pub struct Delivery {
     pub reply: Option<Message>,
 }
 
-/// Look a message id up in STM and today's archive (a redelivery comes
-/// within minutes, and compaction may have moved the first delivery).
+/// How far back a redelivery is looked for: platforms re-send within
+/// minutes; a day is generous.
+const REDELIVERY_WINDOW_HOURS: i64 = 24;
+
+/// Look a message id up, from the end of STM back a day, then (if STM does
+/// not reach back that far: compaction moved the rest) in the archives of
+/// today and yesterday. Bounded by a day's traffic, not by the log's size.
 /// The caller holds the conversation's lock.
 pub fn find_delivery(
     state: &State,
     key: &UserId,
     msg_id: &str,
-    today: chrono::NaiveDate,
+    now: chrono::DateTime<chrono::Utc>,
 ) -> anyhow::Result<Delivery> {
-    let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, today))?;
-    let stm =
-        crate::store::fs::read_optional(&state.layout.messages_file(key))?.unwrap_or_default();
     let mut delivery = Delivery::default();
-    let lines = archived
-        .lines
-        .iter()
-        .map(Vec::as_slice)
-        .chain(stm.split(|&b| b == b'\n'));
-    for line in lines {
+    let mut check = |line: &[u8]| {
         // Cheap filter first: most lines do not mention the id at all.
         if line.is_empty() || !contains(line, msg_id.as_bytes()) {
-            continue;
+            return;
         }
         let Ok(message) = Message::parse(line) else {
-            continue;
+            return;
         };
         if message.msg_id.as_deref() == Some(msg_id) {
             delivery.logged = true;
         }
-        if message.extra.get("replyTo").and_then(|v| v.as_str()) == Some(msg_id) {
+        if delivery.reply.is_none()
+            && message.extra.get("replyTo").and_then(|v| v.as_str()) == Some(msg_id)
+        {
             delivery.reply = Some(message);
+        }
+    };
+    let since = now - chrono::Duration::hours(REDELIVERY_WINDOW_HOURS);
+    let path = state.layout.messages_file(key);
+    let mut reached_start = true;
+    if let Some(file) = open_read(&path)? {
+        for item in reverse_lines(file, &path)? {
+            let (_, line) = item?;
+            check(&line);
+            if timestamp_of(&line).is_some_and(|ts| ts < since) {
+                reached_start = false;
+                break;
+            }
+        }
+    }
+    if reached_start {
+        // `since` is a day back: its date is yesterday's.
+        for day in [since.date_naive(), now.date_naive()] {
+            let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, day))?;
+            archived.lines.iter().for_each(|line| check(line));
         }
     }
     Ok(delivery)
+}
+
+/// The `ts` of a raw line, without parsing the rest.
+fn timestamp_of(line: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
+    Message::parse(line).ok().map(|m| m.ts)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

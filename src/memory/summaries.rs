@@ -79,16 +79,10 @@ pub fn archive_days(state: &State, user: &UserId) -> anyhow::Result<Vec<NaiveDat
 
 /// Middle parts of the file names in `dir` that start and end as given.
 fn dated_names(dir: &std::path::Path, prefix: &str, suffix: &str) -> anyhow::Result<Vec<String>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(anyhow::Error::new(e).context(format!("could not list {}", dir.display())));
-        }
-    };
+    let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut names = Vec::new();
     for entry in entries {
-        let name = entry?.file_name();
+        let name = entry.file_name();
         if let Some(middle) = name
             .to_str()
             .and_then(|n| n.strip_prefix(prefix))
@@ -102,11 +96,16 @@ fn dated_names(dir: &std::path::Path, prefix: &str, suffix: &str) -> anyhow::Res
 }
 
 /// Every message of one UTC day, from the archive then STM, in time order.
+/// Read under the user lock, after finishing any interrupted compaction: a
+/// compaction between the two reads would hide its messages from both, and
+/// a half-done one would show them twice, in a summary never redone.
 pub fn messages_of_day(
     state: &State,
     user: &UserId,
     day: NaiveDate,
 ) -> anyhow::Result<Vec<Message>> {
+    let _lock = state.lock_user(user)?;
+    crate::memory::compaction::recover_locked(state, user)?;
     let path = state.layout.archive_file(user, day);
     let read = archive::read_lines(&path)?;
     // A summary of half a day would never be redone: refuse, loudly.

@@ -63,7 +63,8 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
     };
     for message in stm::all_messages(state, user)? {
         stats.stm_messages += 1;
-        stats.last_activity = Some(message.ts);
+        // The newest time, not the last line's (imports append old lines).
+        stats.last_activity = stats.last_activity.max(Some(message.ts));
     }
     stats.spend = ledger::user_spend(state, user, now, true)?;
     if let Some(doc) = stm::summary(state, user)? {
@@ -142,13 +143,11 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
                 removed.push(path);
             }
         }
-        let mut index = ltm::read_index(state)?;
-        let profile_entry = format!("users/{user}.md");
-        index.entries.retain(|e| {
-            e.path != profile_entry && !owned.iter().any(|s| e.path == format!("topics/{s}.md"))
-        });
         if state.layout.index_file().exists() {
-            ltm::write_index_locked(state, &index)?;
+            let mut paths = vec![format!("users/{user}.md")];
+            paths.extend(owned.iter().map(|slug| format!("topics/{slug}.md")));
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            ltm::update_index_locked(state, &paths, None)?;
         }
     }
     forget_in_ledger(state, user)?;
@@ -191,11 +190,7 @@ pub fn owned_topics(state: &State, user: &UserId) -> anyhow::Result<Vec<crate::l
 /// Rewrite the maintenance ledger without the user's lines.
 fn forget_in_ledger(state: &State, user: &UserId) -> anyhow::Result<()> {
     let path = state.layout.maintenance_ledger_file();
-    let _lock = crate::store::lock::FileLock::acquire(
-        &state.layout.ledger_lock_file(),
-        state.config.lock_timeout(),
-        "the maintenance ledger",
-    )?;
+    let _lock = ledger::lock(state)?;
     let Some(bytes) = read_optional(&path)? else {
         return Ok(());
     };

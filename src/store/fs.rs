@@ -88,3 +88,15 @@ pub fn remove_if_exists(path: &Path) -> anyhow::Result<bool> {
         Err(e) => Err(e).with_context(|| format!("could not remove {}", path.display())),
     }
 }
+
+/// The entries of a folder; none when the folder does not exist.
+pub fn read_dir_optional(dir: &Path) -> anyhow::Result<Vec<std::fs::DirEntry>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("could not list {}", dir.display())),
+    };
+    entries
+        .collect::<io::Result<Vec<_>>>()
+        .with_context(|| format!("could not list {}", dir.display()))
+}
