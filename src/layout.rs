@@ -306,6 +306,16 @@ impl Layout {
             .join(format!("asks-{month}.jsonl"))
     }
 
+    /// The group conversations a user has written in, one empty file each:
+    /// what an erase of the user must also clean.
+    pub fn memberships_dir(&self, user: &UserId) -> PathBuf {
+        self.sessions.join("memberships").join(user.as_str())
+    }
+
+    pub fn membership_file(&self, user: &UserId, conversation: &UserId) -> PathBuf {
+        self.memberships_dir(user).join(conversation.as_str())
+    }
+
     /// Private temporary files (the system prompt handed to claude): kept
     /// in the state dir, so one a killed process left is swept by prune.
     pub fn temp_dir(&self) -> PathBuf {

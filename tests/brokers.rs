@@ -522,6 +522,82 @@ fn a_group_conversation_is_shared_and_each_sender_keeps_their_own_profile() {
     assert!(!text.contains("hello from"), "{text}");
 }
 
+/// GDPR: erasing a person also takes their lines, and the replies to them,
+/// out of every group they wrote in (log and archive), and a later group
+/// compaction cannot bring their profile back.
+#[test]
+fn erasing_a_user_removes_their_lines_from_groups() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindow": 2}, "durability": {"fsync": false}}"#);
+    for i in 0..3 {
+        for (user, name) in [("P1", "Alice"), ("P2", "Bob")] {
+            let out = ask_run(
+                &env,
+                user,
+                &["--conversation", "G1", "--display-name", name],
+                &[],
+                &format!("{name} says {i}"),
+            );
+            assert_code(&out, 0, "group ask");
+        }
+    }
+    let mut compact = env.cmd();
+    compact
+        .args(["compact", "--conversation", "G1", "--force", "--claude-bin"])
+        .arg(fake_claude());
+    assert_code(&run(compact), 0, "compact the group");
+    assert!(
+        archived_lines(&env, "G1")
+            .iter()
+            .any(|m| m["userId"] == "P1"),
+        "P1's lines were archived"
+    );
+
+    let mut erase = env.cmd();
+    erase.args(["session", "clear", "--user", "P1", "--all", "--yes"]);
+    assert_code(&run(erase), 0, "erase P1");
+
+    let everything: Vec<Value> = archived_lines(&env, "G1")
+        .into_iter()
+        .chain(env.messages("G1"))
+        .collect();
+    assert!(!everything.is_empty(), "Bob's part of the group stays");
+    for message in &everything {
+        assert_ne!(
+            message["userId"], "P1",
+            "a line P1 sent survived: {message}"
+        );
+        assert_ne!(
+            message["askedBy"], "P1",
+            "a reply to P1 survived: {message}"
+        );
+        assert!(
+            !message["text"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("Alice"),
+            "{message}"
+        );
+    }
+    assert!(
+        everything
+            .iter()
+            .any(|m| m["text"].as_str().unwrap_or_default().contains("Bob says")),
+        "Bob's lines are kept"
+    );
+    // Compacting the group again cannot recreate P1's profile.
+    let mut compact = env.cmd();
+    compact
+        .args(["compact", "--conversation", "G1", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            r#"{"summary": "s", "people": {"P1": {"name": "Alice"}, "P2": {"name": "Bob"}}}"#,
+        );
+    run(compact);
+    assert!(!profile_path(&env, "P1").exists(), "P1's profile came back");
+}
+
 #[test]
 fn a_display_name_cannot_forge_a_turn_in_the_group_context() {
     let env = TestEnv::new();

@@ -184,6 +184,12 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
             .extra
             .insert("replyTo".into(), Value::from(id.as_str()));
     }
+    // In a group, whom the reply answers: an erase of that person takes it too.
+    if turn.key != turn.sender {
+        answer
+            .extra
+            .insert("askedBy".into(), Value::from(turn.sender.as_str()));
+    }
     if let Some(usage) = &reply.usage {
         answer.extra.insert("usage".into(), usage.clone());
     }

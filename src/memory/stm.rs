@@ -11,10 +11,30 @@ use crate::store::fs::open_read;
 use crate::store::jsonl::append_lines;
 use crate::store::tail::ReverseLines;
 
-/// Append messages to the user's log. The caller holds the user lock.
+/// Append messages to the user's (or group's) log. The caller holds its
+/// lock.
 pub fn append_locked(state: &State, user: &UserId, messages: &[Message]) -> anyhow::Result<()> {
     let lines: Vec<Vec<u8>> = messages.iter().map(Message::to_line).collect();
-    append_raw_locked(state, user, &lines)
+    append_raw_locked(state, user, &lines)?;
+    for sender in messages.iter().filter_map(Message::sender) {
+        if let Ok(sender) = UserId::new(sender) {
+            record_membership(state, &sender, user)?;
+        }
+    }
+    Ok(())
+}
+
+/// Note that `sender` wrote in the group conversation `key` (once), so an
+/// erase of the sender can find their lines there.
+pub fn record_membership(state: &State, sender: &UserId, key: &UserId) -> anyhow::Result<()> {
+    let path = state.layout.membership_file(sender, key);
+    if key == sender || path.exists() {
+        return Ok(());
+    }
+    crate::store::fs::ensure_parent(&path)?;
+    crate::store::fs::open_append(&path)
+        .map(drop)
+        .map_err(|e| anyhow::Error::new(e).context(format!("could not create {}", path.display())))
 }
 
 /// Append already-validated raw lines (imports keep their bytes).

@@ -51,6 +51,7 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
         layout.compaction_journal_file(user),
         layout.compaction_lock_file(user),
         layout.user_ledger_file(user),
+        layout.memberships_dir(user),
     ]);
     paths
 }
@@ -127,8 +128,13 @@ pub fn disk_usage(path: &Path) -> u64 {
 /// owned topics, index entries, ledger lines, journal and lock files.
 /// Returns what was removed.
 pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
-    let lock = state.lock_user(user)?;
+    // The user's lines in group conversations first, each under that
+    // group's lock (never nested in the user's own).
     let mut removed = Vec::new();
+    for group in membership_names(state, user)? {
+        removed.extend(erase_from_group(state, user, &group)?);
+    }
+    let lock = state.lock_user(user)?;
     for path in user_paths(state, user) {
         if remove_path(&path)? {
             removed.push(path);
@@ -156,6 +162,64 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     lock.remove()?;
     removed.push(lock_path);
     Ok(removed)
+}
+
+/// The group conversations recorded for a user (file names in
+/// `memberships/<user>/`).
+fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>> {
+    Ok(
+        crate::store::fs::read_dir_optional(&state.layout.memberships_dir(user))?
+            .iter()
+            .filter_map(|entry| entry.file_name().to_str().and_then(|n| UserId::new(n).ok()))
+            .collect(),
+    )
+}
+
+/// Remove the lines a user sent, and the replies to them (`askedBy`), from
+/// a group's log and archives. The group's summary is the LLM's prose and
+/// is left as it is.
+fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Result<Vec<PathBuf>> {
+    let _lock = state.lock_user(group)?;
+    compaction::recover_locked(state, group)?;
+    let about_user = |line: &[u8]| {
+        Message::parse(line).is_ok_and(|m| {
+            m.sender() == Some(user.as_str())
+                || m.extra.get("askedBy").and_then(Value::as_str) == Some(user.as_str())
+        })
+    };
+    let mut changed = Vec::new();
+    let log = state.layout.messages_file(group);
+    if let Some(bytes) = read_optional(&log)? {
+        let kept: Vec<u8> = bytes
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|line| !about_user(line.trim_ascii_end()))
+            .flatten()
+            .copied()
+            .collect();
+        if kept.len() != bytes.len() {
+            write_atomic(&log, &kept, state.fsync())?;
+            changed.push(log);
+        }
+    }
+    for day in summaries::archive_days(state, group)? {
+        let path = state.layout.archive_file(group, day);
+        let read = archive::read_lines(&path)?;
+        // A rewrite would drop the unreadable part, other people's lines too.
+        if let Some(damage) = read.damage.first() {
+            anyhow::bail!("{damage}; repair or move it, then erase {user} again");
+        }
+        let kept: Vec<&[u8]> = read
+            .lines
+            .iter()
+            .map(Vec::as_slice)
+            .filter(|line| !about_user(line))
+            .collect();
+        if kept.len() != read.lines.len() {
+            archive::rewrite(&path, &kept, state.fsync())?;
+            changed.push(path);
+        }
+    }
+    Ok(changed)
 }
 
 fn remove_path(path: &Path) -> anyhow::Result<bool> {

@@ -27,22 +27,40 @@ pub fn append_member(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Resul
     if lines.is_empty() {
         return Ok(());
     }
-    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        bytes.extend_from_slice(line);
-        bytes.push(b'\n');
-    }
-    append_bytes_member(path, &bytes, fsync)
+    append_bytes_member(path, &joined(lines), fsync)
 }
 
 /// Add raw bytes (a rotated log) to a gzip file as one new member.
 pub fn append_bytes_member(path: &Path, bytes: &[u8], fsync: bool) -> anyhow::Result<()> {
     let mut all = read_optional(path)?.unwrap_or_default();
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(bytes)?;
-    all.extend_from_slice(&encoder.finish()?);
+    all.extend_from_slice(&member(bytes)?);
     write_atomic(path, &all, fsync)
         .with_context(|| format!("could not write archive {}", path.display()))
+}
+
+/// Replace the archive with `lines` in one member (an erase that removes a
+/// person's lines from a group's archive); no lines removes the file.
+pub fn rewrite(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result<()> {
+    if lines.is_empty() {
+        return crate::store::fs::remove_if_exists(path).map(|_| ());
+    }
+    write_atomic(path, &member(&joined(lines))?, fsync)
+        .with_context(|| format!("could not write archive {}", path.display()))
+}
+
+fn joined(lines: &[&[u8]]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
+    }
+    bytes
+}
+
+fn member(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder.write_all(bytes)?;
+    encoder.finish()
 }
 
 /// What reading an archive gave: its lines, and what could not be read.
