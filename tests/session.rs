@@ -1239,6 +1239,54 @@ fn profile_edit_runs_the_editor_and_saves_and_needs_an_editor() {
     assert_eq!(tree(&env.sessions_dir()), before);
 }
 
+/// A compaction merging facts while the editor is open must not be
+/// overwritten by the edit: nothing is written and the edit is kept.
+#[test]
+fn profile_edit_refuses_to_overwrite_a_change_made_meanwhile() {
+    let env = TestEnv::new();
+    let path = env.dir.path().join("kevin.md");
+    write_file(&path, PROFILE.as_bytes());
+    ok(
+        &env,
+        &["session", "profile", "--user", "U1", "--set", s(&path)],
+    );
+    let profile = profile_path(&env, "U1");
+    // The "editor" edits its draft and, meanwhile, someone else changes
+    // the profile itself.
+    let script = env.dir.path().join("racing-editor.sh");
+    write_file(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' '- from the editor' >> \"$1\"\n\
+             printf '%s\\n' '- merged meanwhile' >> '{}'\n",
+            s(&profile)
+        )
+        .as_bytes(),
+    );
+    let out = env
+        .cmd()
+        .args(["session", "profile", "--user", "U1", "--edit"])
+        .env("EDITOR", format!("sh {}", s(&script)))
+        .output()
+        .unwrap();
+    let err = expect_exit(&out, 2, "an edit racing a change");
+    assert!(err.contains("changed while you were editing"), "{err}");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    assert!(
+        text.contains("- merged meanwhile"),
+        "the change made meanwhile stays: {text}"
+    );
+    assert!(!text.contains("- from the editor"), "{text}");
+    let kept = err
+        .split("your edit is kept in ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .expect("the message names where the edit is kept");
+    let draft = std::fs::read_to_string(kept.trim()).unwrap();
+    assert!(draft.contains("- from the editor"), "{draft}");
+    let _ = std::fs::remove_file(kept.trim());
+}
+
 // --- topics, forget, search, reindex ------------------------------------------------
 
 #[test]

@@ -419,6 +419,19 @@ fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<
     let doc = validate_profile(user, &after)?;
     {
         let _lock = state.lock_user(user)?;
+        // A compaction may have merged facts while the editor was open:
+        // never overwrite what we did not show.
+        let now = read_optional_text(&path)?.unwrap_or_default();
+        let unchanged = now == before || (now.is_empty() && !path.exists());
+        if !unchanged {
+            let (_, kept) = draft.keep().context("could not keep your edit")?;
+            return Err(usage(format!(
+                "{} changed while you were editing (new facts were merged); nothing \
+                 was written; your edit is kept in {}; run --edit again",
+                path.display(),
+                kept.display()
+            )));
+        }
         write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     }
     ltm::index_profile(state, user)?;

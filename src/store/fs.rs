@@ -38,6 +38,22 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Open with `open`; when the folder is missing, create it (`0700`) and
+/// try again. The common case (the folder exists) costs no mkdir.
+pub fn open_creating_parent(
+    path: &Path,
+    open: impl Fn(&Path) -> io::Result<File>,
+) -> anyhow::Result<File> {
+    match open(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            ensure_parent(path)?;
+            open(path)
+        }
+        other => other,
+    }
+    .with_context(|| format!("could not open {}", path.display()))
+}
+
 /// Open for reading; refuses a symlink. `Ok(None)` when it does not exist.
 pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
     match OpenOptions::new()

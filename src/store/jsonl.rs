@@ -12,18 +12,19 @@ use std::path::Path;
 
 use anyhow::{Context as _, bail};
 
-use crate::store::fs::{ensure_parent, open_append, sync_dir};
+use crate::store::fs::{open_append, open_creating_parent, sync_dir};
 
 /// Append each of `lines` (without newlines) as one record, in one write.
 pub fn append_lines(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result<()> {
     for line in lines {
         if line.contains(&b'\n') {
-            bail!("a record must be a single line");
+            bail!(
+                "a record for {} holds a newline; a record must be a single line",
+                path.display()
+            );
         }
     }
-    ensure_parent(path)?;
-    let mut file =
-        open_append(path).with_context(|| format!("could not open {}", path.display()))?;
+    let mut file = open_creating_parent(path, open_append)?;
     let len = file
         .metadata()
         .with_context(|| format!("could not stat {}", path.display()))?
@@ -58,7 +59,7 @@ pub fn append_lines(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result
 fn ends_with_newline(file: &std::fs::File, len: u64) -> anyhow::Result<bool> {
     let mut last = [0u8; 1];
     file.read_exact_at(&mut last, len - 1)
-        .context("could not read the end of the log")?;
+        .context("could not read the last byte of the log")?;
     Ok(last[0] == b'\n')
 }
 

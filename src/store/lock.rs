@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use crate::error::{Exit, failure};
-use crate::store::fs::ensure_parent;
+use crate::store::fs::open_creating_parent;
 
 /// An exclusive lock, released when dropped (closing the file releases it).
 #[derive(Debug)]
@@ -54,16 +54,16 @@ impl FileLock {
     /// Take the lock if it is free; `Ok(None)` if another process holds it.
     pub fn try_acquire(path: &Path) -> anyhow::Result<Option<Self>> {
         loop {
-            ensure_parent(path)?;
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(path)
-                .with_context(|| format!("could not open lock file {}", path.display()))?;
+            let file = open_creating_parent(path, |path| {
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .mode(0o600)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                    .open(path)
+            })?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(TryLockError::WouldBlock) => return Ok(None),
@@ -95,7 +95,9 @@ impl FileLock {
 }
 
 fn still_linked(file: &File, path: &Path) -> anyhow::Result<bool> {
-    let held = file.metadata()?;
+    let held = file
+        .metadata()
+        .with_context(|| format!("could not stat lock file {}", path.display()))?;
     match std::fs::symlink_metadata(path) {
         Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
