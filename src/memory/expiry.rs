@@ -15,7 +15,7 @@ use crate::store::fs::{read_optional_text, remove_if_exists};
 /// the last line's: an import appends old history after new messages), or
 /// the files' modification time when no line parses.
 pub fn last_activity(state: &State, user: &UserId) -> anyhow::Result<Option<DateTime<Utc>>> {
-    if let Some(newest) = stm::all_messages(state, user)?.iter().map(|m| m.ts).max() {
+    if let Some(newest) = stm::all_times(state, user)?.into_iter().max() {
         return Ok(Some(newest));
     }
     let modified = [

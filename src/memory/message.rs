@@ -90,6 +90,30 @@ impl Message {
     }
 }
 
+/// The few keys of a log line that scans need (time, message id, reply
+/// id), read without building the whole message: most lines of a scan are
+/// only looked at, and this borrows instead of allocating.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineKeys<'a> {
+    #[serde(borrow)]
+    pub ts: std::borrow::Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub msg_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub reply_to: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl<'a> LineKeys<'a> {
+    pub fn parse(line: &'a [u8]) -> Option<Self> {
+        serde_json::from_slice(line).ok()
+    }
+
+    pub fn time(&self) -> Option<DateTime<Utc>> {
+        parse_ts(&self.ts).ok()
+    }
+}
+
 /// RFC 3339 in UTC with `Z` and milliseconds, as JavaScript's
 /// `toISOString()` writes it (the seed's format).
 pub fn format_ts(ts: &DateTime<Utc>) -> String {

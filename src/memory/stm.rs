@@ -4,7 +4,7 @@ use std::fs::File;
 
 use crate::diag;
 use crate::layout::UserId;
-use crate::memory::message::Message;
+use crate::memory::message::{LineKeys, Message};
 use crate::state::State;
 use crate::store::frontmatter::Document;
 use crate::store::fs::open_read;
@@ -70,6 +70,20 @@ pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Mess
 fn reverse_lines(file: File, path: &std::path::Path) -> anyhow::Result<ReverseLines> {
     use anyhow::Context as _;
     ReverseLines::new(file).with_context(|| format!("could not read {}", path.display()))
+}
+
+/// The time of every line of the log that has one, oldest first (for
+/// scans that need only dates: cheaper than whole messages).
+pub fn all_times(
+    state: &State,
+    user: &UserId,
+) -> anyhow::Result<Vec<chrono::DateTime<chrono::Utc>>> {
+    let bytes =
+        crate::store::fs::read_optional(&state.layout.messages_file(user))?.unwrap_or_default();
+    Ok(bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|line| LineKeys::parse(line)?.time())
+        .collect())
 }
 
 /// Every valid message of the log, oldest first, with warnings for the
@@ -197,22 +211,16 @@ pub fn find_delivery(
     now: chrono::DateTime<chrono::Utc>,
 ) -> anyhow::Result<Delivery> {
     let mut delivery = Delivery::default();
-    let mut check = |line: &[u8]| {
-        // Cheap filter first: most lines do not mention the id at all.
-        if line.is_empty() || !contains(line, msg_id.as_bytes()) {
-            return;
-        }
-        let Ok(message) = Message::parse(line) else {
-            return;
-        };
-        if message.msg_id.as_deref() == Some(msg_id) {
+    // Returns the line's time, for the caller to know how far back it is.
+    let mut check = |line: &[u8]| -> Option<chrono::DateTime<chrono::Utc>> {
+        let keys = LineKeys::parse(line)?;
+        if keys.msg_id.as_deref() == Some(msg_id) {
             delivery.logged = true;
         }
-        if delivery.reply.is_none()
-            && message.extra.get("replyTo").and_then(|v| v.as_str()) == Some(msg_id)
-        {
-            delivery.reply = Some(message);
+        if delivery.reply.is_none() && keys.reply_to.as_deref() == Some(msg_id) {
+            delivery.reply = Message::parse(line).ok();
         }
+        keys.time()
     };
     let since = now - chrono::Duration::hours(REDELIVERY_WINDOW_HOURS);
     let path = state.layout.messages_file(key);
@@ -220,8 +228,7 @@ pub fn find_delivery(
     if let Some(file) = open_read(&path)? {
         for item in reverse_lines(file, &path)? {
             let (_, line) = item?;
-            check(&line);
-            if timestamp_of(&line).is_some_and(|ts| ts < since) {
+            if check(&line).is_some_and(|ts| ts < since) {
                 reached_start = false;
                 break;
             }
@@ -231,17 +238,10 @@ pub fn find_delivery(
         // `since` is a day back: its date is yesterday's.
         for day in [since.date_naive(), now.date_naive()] {
             let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, day))?;
-            archived.lines.iter().for_each(|line| check(line));
+            for line in &archived.lines {
+                check(line);
+            }
         }
     }
     Ok(delivery)
-}
-
-/// The `ts` of a raw line, without parsing the rest.
-fn timestamp_of(line: &[u8]) -> Option<chrono::DateTime<chrono::Utc>> {
-    Message::parse(line).ok().map(|m| m.ts)
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }

@@ -59,11 +59,7 @@ impl std::fmt::Display for Week {
 /// Every day on which the user has messages, in STM or the archive.
 pub fn days_with_messages(state: &State, user: &UserId) -> anyhow::Result<BTreeSet<NaiveDate>> {
     let mut days: BTreeSet<NaiveDate> = archive_days(state, user)?.into_iter().collect();
-    days.extend(
-        stm::all_messages(state, user)?
-            .iter()
-            .map(|m| m.ts.date_naive()),
-    );
+    days.extend(stm::all_times(state, user)?.iter().map(|t| t.date_naive()));
     Ok(days)
 }
 
