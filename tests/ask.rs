@@ -3,20 +3,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of, stdout_of};
+use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, wait_for, yaml_str};
 use predicates::prelude::*;
 use serde_json::{Value, json};
-
-/// `ask` with the fake claude, given explicitly.
-fn ask(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.arg("ask").arg("--claude-bin").arg(fake_claude());
-    cmd
-}
 
 /// The value following `flag` in an argv.
 fn value_after<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
@@ -46,14 +39,6 @@ fn roles(env: &TestEnv, user: &str) -> Vec<String> {
         .collect()
 }
 
-/// The profile file of a user.
-fn profile_path(env: &TestEnv, user: &str) -> PathBuf {
-    env.sessions_dir()
-        .join("ltm")
-        .join("users")
-        .join(format!("{user}.md"))
-}
-
 /// The YAML frontmatter of a markdown file.
 fn frontmatter(path: &Path) -> serde_yaml::Mapping {
     let text =
@@ -66,10 +51,6 @@ fn frontmatter(path: &Path) -> serde_yaml::Mapping {
         .unwrap_or_else(|| panic!("{} closes its frontmatter: {text:?}", path.display()));
     serde_yaml::from_str(&rest[..end])
         .unwrap_or_else(|e| panic!("frontmatter of {} is YAML ({e}): {text:?}", path.display()))
-}
-
-fn yaml_str<'a>(map: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
-    map.get(key).and_then(serde_yaml::Value::as_str)
 }
 
 /// Dead means gone or a zombie: PID 1 of the sandbox does not reap, so a
@@ -89,16 +70,8 @@ fn is_dead(pid: i32) -> bool {
 /// The binary with the sealed environment of [`TestEnv::cmd`], as a plain
 /// `std::process::Command`, for spawning several at once.
 fn spawnable_ask(env: &TestEnv) -> Command {
-    let mut cmd = Command::new(common::binary());
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("LANG", "C.UTF-8")
-        .env("FAKE_CLAUDE_LOG", env.claude_log())
-        .current_dir(env.dir.path())
-        .arg("--state-dir")
-        .arg(env.state_dir())
-        .arg("ask")
+    let mut cmd = env.process();
+    cmd.arg("ask")
         .arg("--claude-bin")
         .arg(fake_claude())
         .stdin(Stdio::null())
@@ -302,11 +275,9 @@ fn timeout_kills_claude_and_what_it_started() {
         .trim()
         .parse()
         .expect("a pid");
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !is_dead(grandchild) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let grandchild_dead = is_dead(grandchild);
+    let grandchild_dead = wait_for(Duration::from_secs(3), Duration::from_millis(50), || {
+        is_dead(grandchild)
+    });
     if !grandchild_dead {
         // Do not leave a 600 s sleep behind a failed test.
         // SAFETY: kill(2) on a pid this test's fake claude started.
@@ -528,7 +499,7 @@ fn display_name_makes_the_profile_once() {
         .args(["--user", "U1", "--display-name", "Kevin", "--", "hi"])
         .assert()
         .success();
-    let path = profile_path(&env, "U1");
+    let path = env.profile_path("U1");
     let fm = frontmatter(&path);
     assert_eq!(yaml_str(&fm, "user_id"), Some("U1"), "{fm:?}");
     assert_eq!(yaml_str(&fm, "display_name"), Some("Kevin"), "{fm:?}");
@@ -562,7 +533,7 @@ fn display_name_profile_keeps_numeric_ids_as_strings() {
         .args(["--user", "-100123", "--display-name", "007", "--", "hi"])
         .assert()
         .success();
-    let fm = frontmatter(&profile_path(&env, "-100123"));
+    let fm = frontmatter(&env.profile_path("-100123"));
     assert_eq!(yaml_str(&fm, "user_id"), Some("-100123"), "{fm:?}");
     assert_eq!(yaml_str(&fm, "display_name"), Some("007"), "{fm:?}");
 }
@@ -699,11 +670,9 @@ fn a_sigterm_to_ask_stops_claude_and_its_children() {
         .unwrap();
     let status = child.wait().unwrap();
     assert!(!status.success());
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !is_dead(grandchild) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let dead = is_dead(grandchild);
+    let dead = wait_for(Duration::from_secs(3), Duration::from_millis(20), || {
+        is_dead(grandchild)
+    });
     if !dead {
         let _ = std::process::Command::new("kill")
             .args(["-9", &grandchild.to_string()])

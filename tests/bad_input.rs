@@ -11,13 +11,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
+use common::{
+    Snapshot, TestEnv, differences, fake_claude, snapshot_tree, stderr_of, stdout_of, temp_files,
+    write_file,
+};
 use serde_json::{Value, json};
 
 /// The longest stderr a refusal may print: a clear message, not a flood
@@ -30,19 +32,6 @@ const SEED_CONFIG: &str = r#"{"durability":{"fsync":false}}"#;
 
 fn line(id: &str, ts: &str, role: &str, text: &str) -> String {
     json!({"ts": ts, "role": role, "text": text, "msgId": id}).to_string()
-}
-
-/// `append --jsonl` of `lines` for `user`; panics on failure.
-fn import(env: &TestEnv, user: &str, lines: &[String]) {
-    let path = env.dir.path().join(format!("import-{user}.jsonl"));
-    write_file(&path, format!("{}\n", lines.join("\n")).as_bytes());
-    let out = env
-        .cmd()
-        .args(["append", "--user", user, "--jsonl"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "import: {}", stderr_of(&out));
 }
 
 /// A state dir with something in it to lose: two users with messages, a
@@ -60,7 +49,7 @@ fn seed(env: &TestEnv) {
                 )
             })
             .collect();
-        import(env, user, &lines);
+        env.import(user, &lines);
     }
     write_file(
         &env.stm_dir("U1").join("summary.md"),
@@ -73,48 +62,8 @@ fn seed(env: &TestEnv) {
 }
 
 /// Every file and folder under `sessions/` but `.locks/`, with contents.
-fn tree(env: &TestEnv) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Option<Vec<u8>>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            let relative = path.strip_prefix(root).unwrap().to_owned();
-            if relative.starts_with(".locks") {
-                continue;
-            }
-            if path.is_dir() {
-                out.insert(relative, None);
-                walk(root, &path, out);
-            } else {
-                out.insert(relative, Some(std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    let root = env.sessions_dir();
-    walk(&root, &root, &mut out);
-    out
-}
-
-/// What differs between two trees, for the failure message.
-fn differences(
-    before: &BTreeMap<PathBuf, Option<Vec<u8>>>,
-    after: &BTreeMap<PathBuf, Option<Vec<u8>>>,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    for (path, old) in before {
-        match after.get(path) {
-            None => out.push(format!("removed {}", path.display())),
-            Some(new) if new != old => out.push(format!("changed {}", path.display())),
-            _ => {}
-        }
-    }
-    for path in after.keys().filter(|p| !before.contains_key(*p)) {
-        out.push(format!("created {}", path.display()));
-    }
-    out
+fn tree(env: &TestEnv) -> Snapshot {
+    snapshot_tree(&env.sessions_dir(), |rel| rel == ".locks")
 }
 
 /// Stderr cut for a failure message.
@@ -899,7 +848,7 @@ fn a_summary_whose_frontmatter_never_closes_is_read_and_folded_in_not_lost() {
             )
         })
         .collect();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
 
     let out = env
         .cmd()
@@ -1039,7 +988,7 @@ fn an_archive_cut_in_half_shows_what_is_readable_and_takes_new_members() {
             )
         })
         .collect();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
     let out = compact(&env, "U1");
     assert!(out.status.success(), "compact: {}", stderr_of(&out));
     let bytes = std::fs::read(&path).unwrap();
@@ -1188,7 +1137,7 @@ fn a_read_only_state_dir_refuses_writes_with_exit_3_and_still_reads() {
             )
         })
         .collect();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
     let before = tree(&env);
     match &_mount {
         Some(mount) => {
@@ -1270,22 +1219,6 @@ fn fill(dir: &Path, keep: u64) {
     file.set_len(len.saturating_sub(keep)).unwrap();
 }
 
-fn temp_files(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return found;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(temp_files(&path));
-        } else if path.to_string_lossy().ends_with(".tmp") {
-            found.push(path);
-        }
-    }
-    found
-}
-
 #[test]
 fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
     let env = TestEnv::new();
@@ -1307,7 +1240,7 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
             )
         })
         .collect();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
     let log = env.read_bytes("U1");
 
     // One page left: less than the message needs.

@@ -5,20 +5,13 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
+use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
 use serde_json::Value;
 
 /// What `ask` prints when a budget is used up and config has no message.
 const DEFAULT_BUDGET_MESSAGE: &str = "Sorry, I can't answer right now: my budget for this period is used up. Please try again later.";
-
-/// `ask` with the fake claude, given explicitly.
-fn ask(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.arg("ask").arg("--claude-bin").arg(fake_claude());
-    cmd
-}
 
 /// Run a command to its end and return what it did, whatever its exit.
 fn run(mut cmd: assert_cmd::Command) -> Output {
@@ -65,16 +58,8 @@ fn json_of(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("stdout is one JSON value ({e}): {text:?}"))
 }
 
-/// `state/sessions/ltm/users/<user>.md`.
-fn profile_path(env: &TestEnv, user: &str) -> std::path::PathBuf {
-    env.sessions_dir()
-        .join("ltm")
-        .join("users")
-        .join(format!("{user}.md"))
-}
-
 fn read_profile(env: &TestEnv, user: &str) -> String {
-    let path = profile_path(env, user);
+    let path = env.profile_path(user);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
@@ -244,16 +229,8 @@ fn ask_redelivered_after_it_completed_prints_the_same_reply_without_a_call() {
 fn two_simultaneous_deliveries_of_one_message_make_one_call() {
     let env = TestEnv::new();
     let spawn = || {
-        Command::new(common::binary())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.home())
-            .env("LANG", "C.UTF-8")
-            .env("FAKE_CLAUDE_LOG", env.claude_log())
+        env.process()
             .env("FAKE_CLAUDE_SLEEP", "1")
-            .current_dir(env.dir.path())
-            .arg("--state-dir")
-            .arg(env.state_dir())
             .args(["ask", "--claude-bin"])
             .arg(fake_claude())
             .args(["--user", "U1", "--msg-id", "race-1", "--", "are you there?"])
@@ -595,7 +572,7 @@ fn erasing_a_user_removes_their_lines_from_groups() {
             r#"{"summary": "s", "people": {"P1": {"name": "Alice"}, "P2": {"name": "Bob"}}}"#,
         );
     run(compact);
-    assert!(!profile_path(&env, "P1").exists(), "P1's profile came back");
+    assert!(!env.profile_path("P1").exists(), "P1's profile came back");
 }
 
 #[test]
@@ -714,13 +691,10 @@ fn group_compaction_gives_each_sender_only_their_own_facts() {
     }
     assert_eq!(read_profile(&env, "U3"), carol_before, "Carol had no facts");
     assert!(
-        !profile_path(&env, "U9").exists(),
+        !env.profile_path("U9").exists(),
         "no profile for U9, who never spoke"
     );
-    assert!(
-        !profile_path(&env, "G1").exists(),
-        "no profile for the group"
-    );
+    assert!(!env.profile_path("G1").exists(), "no profile for the group");
     let index = std::fs::read_to_string(env.sessions_dir().join("ltm").join("index.json"))
         .unwrap_or_default();
     assert!(

@@ -6,11 +6,14 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
+use common::{
+    Snapshot, TestEnv, differences, fake_claude, gunzip, read_markdown, snapshot_tree, stderr_of,
+    stdout_of, wait_for, write_file, yaml_str,
+};
 use serde_json::{Value, json};
 
 const SUMMARY_1: &str = "Kevin prepares for the TOEIC exam; he wants short answers.";
@@ -44,16 +47,8 @@ fn compact(env: &TestEnv) -> assert_cmd::Command {
 
 /// The same as [`compact`], as a `std::process::Command` to spawn.
 fn spawn_compact(env: &TestEnv, user: &str, extra_env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(common::binary());
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("LANG", "C.UTF-8")
-        .env("FAKE_CLAUDE_LOG", env.claude_log())
-        .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
-        .current_dir(env.dir.path())
-        .arg("--state-dir")
-        .arg(env.state_dir())
+    let mut cmd = env.process();
+    cmd.env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
         .args(["compact", "--user", user, "--claude-bin"])
         .arg(fake_claude())
         .stdin(Stdio::null())
@@ -101,25 +96,6 @@ fn sixty_lines() -> Vec<String> {
         .collect()
 }
 
-/// Import lines with `append --jsonl` (one process, one locked append).
-fn import(env: &TestEnv, user: &str, lines: &[String]) {
-    let path = env.dir.path().join(format!(
-        "import-{user}-{}.jsonl",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    let mut text = lines.join("\n");
-    text.push('\n');
-    write_file(&path, text.as_bytes());
-    env.cmd()
-        .args(["append", "--user", user, "--jsonl"])
-        .arg(&path)
-        .assert()
-        .success();
-}
-
 /// The UTC day (YYYY-MM-DD) of a line's `ts`.
 fn utc_day(line: &str) -> String {
     let value: Value = serde_json::from_str(line).expect("a JSON line");
@@ -140,30 +116,9 @@ fn msg_id(line: &str) -> String {
         .to_owned()
 }
 
-/// `gzip -dc` of a file (flate2 is not a dev-dependency, and the point is
-/// that standard tools read the archives).
-fn gunzip(path: &Path) -> Vec<u8> {
-    let out = Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .expect("run gzip");
-    assert!(
-        out.status.success(),
-        "gzip -dc {} failed: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-fn archive_dir(env: &TestEnv, user: &str) -> PathBuf {
-    env.sessions_dir().join("archive").join(user)
-}
-
 /// Every archive of a user: file name → decoded bytes.
 fn archives(env: &TestEnv, user: &str) -> BTreeMap<String, Vec<u8>> {
-    let dir = archive_dir(env, user);
+    let dir = env.archive_dir(user);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return BTreeMap::new();
     };
@@ -208,86 +163,12 @@ fn by_day(lines: &[String]) -> BTreeMap<String, Vec<u8>> {
 
 /// Every file (with its bytes) and folder (`None`) under `sessions/`,
 /// except the lock files and the cost ledger.
-fn snapshot(env: &TestEnv) -> BTreeMap<String, Option<Vec<u8>>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Option<Vec<u8>>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            if rel == ".locks" || rel == "costs" {
-                continue;
-            }
-            if path.is_dir() {
-                out.insert(format!("{rel}/"), None);
-                walk(root, &path, out);
-            } else {
-                out.insert(rel, Some(std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    let root = env.sessions_dir();
-    walk(&root, &root, &mut out);
-    out
-}
-
-/// Which entries differ between two snapshots (for a readable failure).
-fn differences(
-    before: &BTreeMap<String, Option<Vec<u8>>>,
-    after: &BTreeMap<String, Option<Vec<u8>>>,
-) -> Vec<String> {
-    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter(|k| before.get(*k) != after.get(*k))
-        .map(|k| match (before.contains_key(k), after.contains_key(k)) {
-            (true, false) => format!("removed {k}"),
-            (false, true) => format!("created {k}"),
-            _ => format!("changed {k}"),
-        })
-        .collect()
-}
-
-/// Frontmatter and body of a markdown file.
-fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let rest = text
-        .strip_prefix("---\n")
-        .unwrap_or_else(|| panic!("{} does not start with ---: {text:?}", path.display()));
-    let end = rest
-        .find("\n---\n")
-        .unwrap_or_else(|| panic!("{} frontmatter is not closed", path.display()));
-    let front: serde_yaml::Mapping = serde_yaml::from_str(&rest[..end]).expect("YAML frontmatter");
-    (front, rest[end + 5..].to_owned())
-}
-
-fn yaml_str<'a>(front: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
-    front.get(key).and_then(serde_yaml::Value::as_str)
+fn snapshot(env: &TestEnv) -> Snapshot {
+    snapshot_tree(&env.sessions_dir(), |rel| rel == ".locks" || rel == "costs")
 }
 
 fn summary_path(env: &TestEnv, user: &str) -> PathBuf {
     env.stm_dir(user).join("summary.md")
-}
-
-fn profile_path(env: &TestEnv, user: &str) -> PathBuf {
-    env.sessions_dir()
-        .join("ltm")
-        .join("users")
-        .join(format!("{user}.md"))
-}
-
-fn journal_path(env: &TestEnv, user: &str) -> PathBuf {
-    env.sessions_dir()
-        .join(".journal")
-        .join(format!("{user}.json"))
 }
 
 /// The content lines of a `## Heading` section (up to the next `## `).
@@ -301,24 +182,13 @@ fn section(body: &str, heading: &str) -> Vec<String> {
         .collect()
 }
 
-/// Poll `done` every 50 ms for up to `limit`.
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done()
-}
-
 /// Wait until the fake claude has recorded call `n` (it records before it
 /// sleeps), i.e. the compaction is inside its LLM call.
 fn wait_for_call(env: &TestEnv, n: usize) {
     let stdin = env.claude_log().join(format!("call-{n}")).join("stdin");
     assert!(
-        wait_for(Duration::from_secs(20), || stdin.exists()),
+        wait_for(Duration::from_secs(20), Duration::from_millis(50), || stdin
+            .exists()),
         "the fake claude was never called"
     );
 }
@@ -332,7 +202,7 @@ fn compaction_keeps_the_newest_window_raw_and_archives_the_rest_by_utc_day() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let lines = sixty_lines();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
     assert_eq!(env.read_lines("U1"), lines, "the import keeps bytes");
 
     let started = chrono::Utc::now();
@@ -403,7 +273,7 @@ fn compaction_keeps_the_newest_window_raw_and_archives_the_rest_by_utc_day() {
         );
     }
     // No journal or temporary file is left behind.
-    assert!(!journal_path(&env, "U1").exists());
+    assert!(!env.journal_path("U1").exists());
     let leftovers: Vec<_> = snapshot(&env)
         .into_keys()
         .filter(|k| k.ends_with(".tmp"))
@@ -416,9 +286,9 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let first = sixty_lines();
-    import(&env, "U1", &first);
+    env.import("U1", &first);
     compact(&env).args(["--user", "U1"]).assert().success();
-    let day22 = archive_dir(&env, "U1").join("messages-2026-03-22.jsonl.gz");
+    let day22 = env.archive_dir("U1").join("messages-2026-03-22.jsonl.gz");
     let day22_before = std::fs::read(&day22).unwrap();
 
     // Fifty more, on 2026-03-22 (the day of an existing archive) and later.
@@ -432,7 +302,7 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
             line(&format!("m{i}"), &ts, &format!("message {i}"))
         })
         .collect();
-    import(&env, "U1", &more);
+    env.import("U1", &more);
     compact(&env)
         .args(["--user", "U1"])
         .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_2))
@@ -503,12 +373,12 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
 fn a_failed_claude_call_changes_nothing_on_disk() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    import(&env, "U1", &sixty_lines());
+    env.import("U1", &sixty_lines());
     compact(&env).args(["--user", "U1"]).assert().success();
     let more: Vec<String> = (60..110)
         .map(|i| line(&format!("m{i}"), "2026-03-22T21:00:00Z", "more"))
         .collect();
-    import(&env, "U1", &more);
+    env.import("U1", &more);
 
     for (variable, value) in [("FAKE_CLAUDE_EXIT", "1"), ("FAKE_CLAUDE_IS_ERROR", "1")] {
         let before = snapshot(&env);
@@ -544,11 +414,11 @@ const ADMIN_PROFILE: &str = "---\nuser_id: U1\ndisplay_name: Kevin Admin\nplan: 
 fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    write_file(&profile_path(&env, "U1"), ADMIN_PROFILE.as_bytes());
-    import(&env, "U1", &sixty_lines());
+    write_file(&env.profile_path("U1"), ADMIN_PROFILE.as_bytes());
+    env.import("U1", &sixty_lines());
     compact(&env).args(["--user", "U1"]).assert().success();
 
-    let (front, body) = read_markdown(&profile_path(&env, "U1"));
+    let (front, body) = read_markdown(&env.profile_path("U1"));
     assert_eq!(yaml_str(&front, "plan"), Some("gold"), "admin key kept");
     assert_eq!(
         yaml_str(&front, "display_name"),
@@ -605,9 +475,9 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
     assert_eq!(entry["tags"], json!(["vip", "english", "exam"]));
 
     // The same facts again: nothing is added twice.
-    import(&env, "U1", &sixty_lines()[..45]);
+    env.import("U1", &sixty_lines()[..45]);
     compact(&env).args(["--user", "U1"]).assert().success();
-    let (_, again) = read_markdown(&profile_path(&env, "U1"));
+    let (_, again) = read_markdown(&env.profile_path("U1"));
     assert_eq!(again, body, "facts already known are not repeated");
 }
 
@@ -617,11 +487,11 @@ fn without_auto_profile_the_profile_is_left_alone() {
     env.write_config(
         r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50},"ltm":{"autoProfile":false}}"#,
     );
-    write_file(&profile_path(&env, "U1"), ADMIN_PROFILE.as_bytes());
-    import(&env, "U1", &sixty_lines());
+    write_file(&env.profile_path("U1"), ADMIN_PROFILE.as_bytes());
+    env.import("U1", &sixty_lines());
     compact(&env).args(["--user", "U1"]).assert().success();
     assert_eq!(
-        std::fs::read_to_string(profile_path(&env, "U1")).unwrap(),
+        std::fs::read_to_string(env.profile_path("U1")).unwrap(),
         ADMIN_PROFILE
     );
     assert!(
@@ -633,9 +503,9 @@ fn without_auto_profile_the_profile_is_left_alone() {
         "no facts asked for"
     );
     // A user without a profile does not get one either.
-    import(&env, "U2", &sixty_lines());
+    env.import("U2", &sixty_lines());
     compact(&env).args(["--user", "U2"]).assert().success();
-    assert!(!profile_path(&env, "U2").exists());
+    assert!(!env.profile_path("U2").exists());
     assert_eq!(env.read_lines("U2").len(), 10);
 }
 
@@ -648,9 +518,9 @@ fn a_profile_that_facts_cannot_be_merged_into_does_not_fail_a_done_compaction() 
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let broken = "---\nuser_id: U1\nplan: gold\n\n## Admin notes\nVIP\n";
-    write_file(&profile_path(&env, "U1"), broken.as_bytes());
+    write_file(&env.profile_path("U1"), broken.as_bytes());
     let lines = sixty_lines();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
     let out = compact(&env)
         .args(["--json", "--user", "U1"])
         .output()
@@ -661,7 +531,7 @@ fn a_profile_that_facts_cannot_be_merged_into_does_not_fail_a_done_compaction() 
     assert_eq!(archives(&env, "U1"), by_day(&lines[..50]));
     assert!(summary_path(&env, "U1").exists());
     assert_eq!(
-        std::fs::read_to_string(profile_path(&env, "U1")).unwrap(),
+        std::fs::read_to_string(env.profile_path("U1")).unwrap(),
         broken,
         "the broken profile is not touched"
     );
@@ -689,7 +559,7 @@ fn a_profile_that_facts_cannot_be_merged_into_does_not_fail_a_done_compaction() 
 fn dry_run_calls_nothing_and_changes_nothing() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    import(&env, "U1", &sixty_lines());
+    env.import("U1", &sixty_lines());
     let before = snapshot(&env);
     let out = compact(&env)
         .args(["--user", "U1", "--dry-run"])
@@ -719,7 +589,7 @@ fn under_the_threshold_nothing_is_compacted_unless_forced() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let lines = sixty_lines();
-    import(&env, "U1", &lines[..50]);
+    env.import("U1", &lines[..50]);
     let before = snapshot(&env);
     let out = compact(&env).args(["--user", "U1"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
@@ -757,10 +627,10 @@ fn json_output_for_one_user_and_for_all() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let lines = sixty_lines();
-    import(&env, "A", &lines);
-    import(&env, "B", &lines[..5]);
-    import(&env, "C", &lines);
-    import(&env, "C", &lines[..10]);
+    env.import("A", &lines);
+    env.import("B", &lines[..5]);
+    env.import("C", &lines);
+    env.import("C", &lines[..10]);
 
     let json_of = |args: &[&str]| -> Value {
         let out = compact(&env).arg("--json").args(args).output().unwrap();
@@ -783,7 +653,7 @@ fn json_output_for_one_user_and_for_all() {
         json!({"user": "A", "outcome": {"status": "compacted", "compacted": 50, "kept": 10, "calls": 1, "costUsd": 0.0123}})
     );
 
-    import(&env, "A", &lines[..45]);
+    env.import("A", &lines[..45]);
     let all = json_of(&["--all"]);
     let cost = all["costUsd"].as_f64().expect("costUsd");
     assert!((cost - 0.0246).abs() < 1e-9, "{all}");
@@ -855,7 +725,7 @@ fn compact_all_over_a_thousand_users_calls_claude_only_for_those_over_the_thresh
         } else {
             assert_eq!(&now, bytes, "{user} unchanged");
             assert!(!summary_path(&env, user).exists(), "{user}");
-            assert!(!archive_dir(&env, user).exists(), "{user}");
+            assert!(!env.archive_dir(user).exists(), "{user}");
         }
     }
 }
@@ -886,34 +756,16 @@ fn appends_during_the_llm_call_are_kept_and_every_message_is_in_one_place_once()
             )
         })
         .collect();
-    import(&env, "U1", &initial);
+    env.import("U1", &initial);
 
     let started = Instant::now();
     let compaction = spawn_compact(&env, "U1", &[("FAKE_CLAUDE_SLEEP", "2")]);
     wait_for_call(&env, 1);
     let in_call = started.elapsed();
 
-    let script = r#"
-        i=0
-        while [ "$i" -lt "$COUNT" ]; do
-            "$BIN" --state-dir "$STATE" append --user U1 --msg-id "w$WRITER-$i" \
-                -- "writer $WRITER message $i" || exit 1
-            i=$((i + 1))
-        done
-    "#;
     let writers: Vec<Child> = (0..WRITERS)
         .map(|writer| {
-            Command::new("sh")
-                .args(["-c", script])
-                .env_clear()
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("HOME", env.home())
-                .env("LANG", "C.UTF-8")
-                .env("BIN", common::binary())
-                .env("STATE", env.state_dir())
-                .env("WRITER", writer.to_string())
-                .env("COUNT", PER_WRITER.to_string())
-                .current_dir(env.dir.path())
+            env.append_writer(writer, PER_WRITER)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -993,7 +845,7 @@ fn appends_during_the_llm_call_are_kept_and_every_message_is_in_one_place_once()
 fn a_second_concurrent_compaction_of_the_same_user_returns_at_once() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    import(&env, "U1", &sixty_lines());
+    env.import("U1", &sixty_lines());
     let mut first = spawn_compact(&env, "U1", &[("FAKE_CLAUDE_SLEEP", "2")]);
     wait_for_call(&env, 1);
 
@@ -1054,14 +906,14 @@ fn ask_over_the_threshold_compacts_inline_before_it_exits() {
     env.write_config(CONFIG);
     let lines = sixty_lines();
     // 40 + question + reply = 42: not over; no compaction.
-    import(&env, "U1", &lines[..40]);
+    env.import("U1", &lines[..40]);
     let json = ask_json(&ask(&env).args(["--", "first question"]).output().unwrap());
     assert_eq!(json["compacted"], false);
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1").len(), 42);
 
     // 42 + 8 = 50, + question + reply = 52: over.
-    import(&env, "U1", &lines[40..48]);
+    env.import("U1", &lines[40..48]);
     let json = ask_json(&ask(&env).args(["--", "are we there yet"]).output().unwrap());
     assert_eq!(json["compacted"], true, "{json}");
     assert_eq!(json["reply"], "fake reply to: are we there yet");
@@ -1091,7 +943,7 @@ fn ask_over_the_threshold_compacts_inline_before_it_exits() {
 fn ask_with_no_compact_leaves_the_log_over_the_threshold() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    import(&env, "U1", &sixty_lines()[..49]);
+    env.import("U1", &sixty_lines()[..49]);
     let json = ask_json(
         &ask(&env)
             .args(["--no-compact", "--", "hello"])
@@ -1110,7 +962,7 @@ fn ask_with_background_compaction_returns_and_the_compaction_follows() {
     env.write_config(
         r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"mode":"background"}}"#,
     );
-    import(&env, "U1", &sixty_lines()[..49]);
+    env.import("U1", &sixty_lines()[..49]);
     // Every fake call sleeps 1 s: right after ask returns, the background
     // compaction is still inside its own call.
     let json = ask_json(
@@ -1127,7 +979,7 @@ fn ask_with_background_compaction_returns_and_the_compaction_follows() {
         "ask did not wait for the compaction"
     );
     let index = env.sessions_dir().join("ltm").join("index.json");
-    let done = wait_for(Duration::from_secs(20), || {
+    let done = wait_for(Duration::from_secs(20), Duration::from_millis(50), || {
         env.read_lines("U1").len() == 10 && index.exists()
     });
     assert!(
@@ -1140,8 +992,8 @@ fn ask_with_background_compaction_returns_and_the_compaction_follows() {
     assert!(summary_path(&env, "U1").exists());
     assert_eq!(archived_lines(&env, "U1").len(), 41);
     // Let the detached process finish before the folder goes away.
-    wait_for(Duration::from_secs(5), || {
-        !journal_path(&env, "U1").exists()
+    wait_for(Duration::from_secs(5), Duration::from_millis(50), || {
+        !env.journal_path("U1").exists()
     });
     std::thread::sleep(Duration::from_millis(300));
 }
@@ -1154,8 +1006,8 @@ fn garbage_journal_is_removed(garbage: &[u8]) {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let lines = sixty_lines();
-    import(&env, "U1", &lines);
-    write_file(&journal_path(&env, "U1"), garbage);
+    env.import("U1", &lines);
+    write_file(&env.journal_path("U1"), garbage);
     let out = compact(&env).args(["--user", "U1"]).output().unwrap();
     assert!(
         out.status.success(),
@@ -1169,7 +1021,7 @@ fn garbage_journal_is_removed(garbage: &[u8]) {
         "a warning names the journal: {}",
         stderr_of(&out)
     );
-    assert!(!journal_path(&env, "U1").exists(), "the journal is removed");
+    assert!(!env.journal_path("U1").exists(), "the journal is removed");
     assert_eq!(env.read_lines("U1"), lines[50..].to_vec());
     assert_eq!(archives(&env, "U1"), by_day(&lines[..50]));
     assert_eq!(env.claude_calls(), 1);

@@ -4,7 +4,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 
 use common::TestEnv;
@@ -21,28 +21,10 @@ fn sixteen_processes_appending_200_messages_each_to_one_user() {
 
     // Each writer is one `sh` looping over the binary: 16 real processes
     // contending at any moment, 3200 appends in all.
-    let script = r#"
-        i=0
-        while [ "$i" -lt "$COUNT" ]; do
-            "$BIN" --state-dir "$STATE" append --user U1 --msg-id "w$WRITER-$i" \
-                -- "writer $WRITER message $i" || exit 1
-            i=$((i + 1))
-        done
-    "#;
     let started = Instant::now();
     let children: Vec<_> = (0..WRITERS)
         .map(|writer| {
-            Command::new("sh")
-                .args(["-c", script])
-                .env_clear()
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("HOME", env.home())
-                .env("LANG", "C.UTF-8")
-                .env("BIN", common::binary())
-                .env("STATE", env.state_dir())
-                .env("WRITER", writer.to_string())
-                .env("COUNT", PER_WRITER.to_string())
-                .current_dir(env.dir.path())
+            env.append_writer(writer, PER_WRITER)
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())

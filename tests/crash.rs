@@ -8,11 +8,11 @@
 mod common;
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of, write_file};
+use common::{TestEnv, fake_claude, stderr_of, temp_files, write_file};
 use serde_json::{Value, json};
 
 const DEFAULT_SEED: u64 = 0x2026_0323_C0FF_EE01;
@@ -74,15 +74,9 @@ fn answer(iteration: usize) -> String {
 /// `compact --user U1` with the fake claude answering at once, spawned so
 /// it can be killed. No call log: the fake only answers.
 fn spawn_compact(env: &TestEnv, iteration: usize) -> std::process::Child {
-    Command::new(common::binary())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("LANG", "C.UTF-8")
+    env.process()
+        .env_remove("FAKE_CLAUDE_LOG")
         .env("FAKE_CLAUDE_REPLY", answer(iteration))
-        .current_dir(env.dir.path())
-        .arg("--state-dir")
-        .arg(env.state_dir())
         .args(["-q", "compact", "--user", "U1", "--claude-bin"])
         .arg(fake_claude())
         .stdin(Stdio::null())
@@ -90,10 +84,6 @@ fn spawn_compact(env: &TestEnv, iteration: usize) -> std::process::Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn compact")
-}
-
-fn journal_path(env: &TestEnv) -> PathBuf {
-    env.sessions_dir().join(".journal").join("U1.json")
 }
 
 /// Where each message id is: (times in STM, times in the archives).
@@ -160,23 +150,6 @@ fn census(env: &TestEnv, context: &str) -> Census {
         );
     }
     Census { places, archived }
-}
-
-/// Temporary files anywhere under `sessions/`.
-fn temp_files(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return found;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(temp_files(&path));
-        } else if path.to_string_lossy().ends_with(".tmp") {
-            found.push(path);
-        }
-    }
-    found
 }
 
 fn messages_compacted(env: &TestEnv) -> Option<u64> {
@@ -262,7 +235,7 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
         std::thread::sleep(delay);
         let _ = child.kill(); // SIGKILL; fails only if it already exited
         let status = child.wait().expect("reap the killed compaction");
-        let journal_left = journal_path(&env).exists();
+        let journal_left = env.journal_path("U1").exists();
         match (status.success(), journal_left) {
             (true, _) => finished_before_kill += 1,
             (false, true) => killed_with_journal += 1,
@@ -316,7 +289,7 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
             stderr_of(&out)
         );
         assert!(
-            !journal_path(&env).exists(),
+            !env.journal_path("U1").exists(),
             "{context}: the journal is left after a successful compaction"
         );
         let seen = census(&env, &context);

@@ -68,15 +68,8 @@ fn compaction_answer() -> String {
 /// A `Command` for the built binary in the sealed environment of the
 /// harness, not recording fake claude calls (thousands of folders).
 fn command(env: &TestEnv) -> Command {
-    let mut cmd = Command::new(common::binary());
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("LANG", "C.UTF-8")
-        .current_dir(env.dir.path())
-        .arg("--state-dir")
-        .arg(env.state_dir())
-        .stdin(Stdio::null());
+    let mut cmd = env.process();
+    cmd.env_remove("FAKE_CLAUDE_LOG").stdin(Stdio::null());
     cmd
 }
 
@@ -98,21 +91,13 @@ fn spawn_writer(env: &TestEnv, writer: usize, count: usize) -> std::process::Chi
             i=$((i + 1))
         done
     "#;
-    Command::new("sh")
-        .args(["-c", script])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("LANG", "C.UTF-8")
-        .env("BIN", common::binary())
-        .env("STATE", env.state_dir())
+    env.sh(script)
         .env("FAKE", fake_claude())
         .env("WHO", user_of(writer))
         .env("WRITER", writer.to_string())
         .env("COUNT", count.to_string())
         .env("ASKS", if asks(writer) { "1" } else { "0" })
         .env("ASK_EVERY", ASK_EVERY.to_string())
-        .current_dir(env.dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -174,18 +159,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// `gzip -dc`: the archive must decode as a whole, as `zcat` reads it.
 fn gunzip(path: &Path) -> String {
-    let out = Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .expect("run gzip");
-    assert!(
-        out.status.success(),
-        "gzip -dc {} failed: {}",
-        path.display(),
-        stderr_of(&out)
-    );
-    String::from_utf8(out.stdout)
+    String::from_utf8(common::gunzip(path))
         .unwrap_or_else(|_| panic!("{} does not decode to UTF-8", path.display()))
 }
 

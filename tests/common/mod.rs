@@ -6,7 +6,11 @@
 //! these helpers are unused in a given test crate.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// One test's world: a temporary folder holding the state dir (`state/`),
 /// a home folder (`home/`) and the fake claude's call log (`claude-log/`).
@@ -93,6 +97,56 @@ impl TestEnv {
         cmd
     }
 
+    /// The built binary as a plain `std::process::Command` (for spawning),
+    /// in the same sealed environment as [`TestEnv::cmd`] and with
+    /// `--state-dir <state_dir>` as first arguments.
+    pub fn process(&self) -> Command {
+        let mut cmd = Command::new(binary());
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("LANG", "C.UTF-8")
+            .env("FAKE_CLAUDE_LOG", self.claude_log())
+            .current_dir(self.dir.path())
+            .arg("--state-dir")
+            .arg(self.state_dir());
+        cmd
+    }
+
+    /// `sh -c SCRIPT` in a sealed environment (PATH, HOME, LANG=C.UTF-8),
+    /// with `BIN` (the built binary) and `STATE` (the state dir) set, in the
+    /// test's temporary folder.
+    pub fn sh(&self, script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("LANG", "C.UTF-8")
+            .env("BIN", binary())
+            .env("STATE", self.state_dir())
+            .current_dir(self.dir.path());
+        cmd
+    }
+
+    /// Writer number `writer`: a [`TestEnv::sh`] loop of `count` appends
+    /// for `U1` (msgIds `w<writer>-<i>`, texts `writer <writer> message
+    /// <i>`) that stops at the first failure.
+    pub fn append_writer(&self, writer: usize, count: usize) -> Command {
+        let script = r#"
+            i=0
+            while [ "$i" -lt "$COUNT" ]; do
+                "$BIN" --state-dir "$STATE" append --user U1 --msg-id "w$WRITER-$i" \
+                    -- "writer $WRITER message $i" || exit 1
+                i=$((i + 1))
+            done
+        "#;
+        let mut cmd = self.sh(script);
+        cmd.env("WRITER", writer.to_string())
+            .env("COUNT", count.to_string());
+        cmd
+    }
+
     /// Number of calls the fake claude recorded (0 if it never ran).
     pub fn claude_calls(&self) -> usize {
         match std::fs::read_to_string(self.claude_log().join("calls")) {
@@ -142,6 +196,26 @@ impl TestEnv {
         self.stm_dir(user).join("messages.jsonl")
     }
 
+    /// `state/sessions/ltm/users/<user>.md`: the user's profile.
+    pub fn profile_path(&self, user: &str) -> PathBuf {
+        self.sessions_dir()
+            .join("ltm")
+            .join("users")
+            .join(format!("{user}.md"))
+    }
+
+    /// `state/sessions/.journal/<user>.json`: a compaction's journal.
+    pub fn journal_path(&self, user: &str) -> PathBuf {
+        self.sessions_dir()
+            .join(".journal")
+            .join(format!("{user}.json"))
+    }
+
+    /// `state/sessions/archive/<user>`: the user's gzip archives.
+    pub fn archive_dir(&self, user: &str) -> PathBuf {
+        self.sessions_dir().join("archive").join(user)
+    }
+
     /// `state/sessions/.locks/users/<user>.lock`.
     pub fn user_lock_path(&self, user: &str) -> PathBuf {
         self.sessions_dir()
@@ -184,6 +258,23 @@ impl TestEnv {
     pub fn write_messages_raw(&self, user: &str, bytes: &[u8]) {
         write_file(&self.messages_path(user), bytes);
     }
+
+    /// Import `lines` for `user` with `append --jsonl` (one process, one
+    /// locked append; the bytes of each line are kept as given); panics
+    /// unless it succeeds.
+    pub fn import(&self, user: &str, lines: &[String]) {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = self.dir.path().join(format!("import-{user}-{n}.jsonl"));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        write_file(&path, text.as_bytes());
+        self.cmd()
+            .args(["append", "--user", user, "--jsonl"])
+            .arg(&path)
+            .assert()
+            .success();
+    }
 }
 
 /// The fake `claude` (a POSIX sh script; its header lists the environment
@@ -224,4 +315,130 @@ pub fn stdout_of(output: &std::process::Output) -> String {
 /// Stderr of a finished command as UTF-8 (lossy).
 pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `ask` with the fake claude, given explicitly.
+pub fn ask(env: &TestEnv) -> assert_cmd::Command {
+    let mut cmd = env.cmd();
+    cmd.arg("ask").arg("--claude-bin").arg(fake_claude());
+    cmd
+}
+
+/// Poll `done` every `every` for up to `limit`; whether it came true (it
+/// is asked once more at the end).
+pub fn wait_for(limit: Duration, every: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(every);
+    }
+    done()
+}
+
+// --- reading what is on disk -------------------------------------------------
+
+/// `gzip -dc` of a file (the point is that standard tools read the
+/// archives); panics unless gzip succeeds.
+pub fn gunzip(path: &Path) -> Vec<u8> {
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .expect("run gzip");
+    assert!(
+        out.status.success(),
+        "gzip -dc {} failed: {}",
+        path.display(),
+        stderr_of(&out)
+    );
+    out.stdout
+}
+
+/// Temporary files (`*.tmp`) anywhere under `root`.
+pub fn temp_files(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return found;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(temp_files(&path));
+        } else if path.to_string_lossy().ends_with(".tmp") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// What [`snapshot_tree`] returns.
+pub type Snapshot = BTreeMap<String, Option<Vec<u8>>>;
+
+/// A snapshot of the tree under `root`: every file (with its bytes) and
+/// folder (`None`, its key ending in `/`) by path relative to `root`,
+/// except the entries for which `skip(relative path)` is true (a skipped
+/// folder is not entered).
+pub fn snapshot_tree(root: &Path, skip: impl Fn(&str) -> bool) -> Snapshot {
+    fn walk(root: &Path, dir: &Path, skip: &dyn Fn(&str) -> bool, out: &mut Snapshot) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if skip(&rel) {
+                continue;
+            }
+            if path.is_dir() {
+                out.insert(format!("{rel}/"), None);
+                walk(root, &path, skip, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &skip, &mut out);
+    out
+}
+
+/// Which entries differ between two snapshots (for a readable failure).
+pub fn differences(before: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| match (before.contains_key(k), after.contains_key(k)) {
+            (true, false) => format!("removed {k}"),
+            (false, true) => format!("created {k}"),
+            _ => format!("changed {k}"),
+        })
+        .collect()
+}
+
+/// Frontmatter and body of a markdown file that opens with `---\n` and
+/// closes its (non-empty) YAML frontmatter with a `\n---\n`.
+pub fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let rest = text
+        .strip_prefix("---\n")
+        .unwrap_or_else(|| panic!("{} does not start with ---: {text:?}", path.display()));
+    let end = rest
+        .find("\n---\n")
+        .unwrap_or_else(|| panic!("{} frontmatter is not closed", path.display()));
+    let front: serde_yaml::Mapping = serde_yaml::from_str(&rest[..end]).expect("YAML frontmatter");
+    (front, rest[end + 5..].to_owned())
+}
+
+/// A string of a frontmatter mapping (`None` if absent or not a string).
+pub fn yaml_str<'a>(front: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
+    front.get(key).and_then(serde_yaml::Value::as_str)
 }
