@@ -5,12 +5,14 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
+use common::{
+    Snapshot, TestEnv, differences, fake_claude, gunzip, read_markdown, snapshot_tree, stderr_of,
+    stdout_of, wait_for, write_file,
+};
 use serde_json::{Value, json};
 
 const TASKS: [&str; 6] = [
@@ -33,16 +35,8 @@ fn maintain(env: &TestEnv) -> assert_cmd::Command {
 
 /// The same as [`maintain`], as a `std::process::Command` to spawn.
 fn maintain_process(env: &TestEnv, args: &[&str], extra_env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(common::binary());
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("LANG", "C.UTF-8")
-        .env("FAKE_CLAUDE_LOG", env.claude_log())
-        .current_dir(env.dir.path())
-        .arg("--state-dir")
-        .arg(env.state_dir())
-        .arg("maintain")
+    let mut cmd = env.process();
+    cmd.arg("maintain")
         .arg("--claude-bin")
         .arg(fake_claude())
         .args(args)
@@ -101,41 +95,6 @@ fn line(ts: &str, text: &str) -> String {
     json!({"ts": ts, "role": "user", "text": text}).to_string()
 }
 
-/// Import lines with `append --jsonl` (their bytes are kept as given).
-fn import(env: &TestEnv, user: &str, lines: &[String]) {
-    let path = env.dir.path().join(format!(
-        "import-{user}-{}.jsonl",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
-    let mut text = lines.join("\n");
-    text.push('\n');
-    write_file(&path, text.as_bytes());
-    env.cmd()
-        .args(["append", "--user", user, "--jsonl"])
-        .arg(&path)
-        .assert()
-        .success();
-}
-
-/// `gzip -dc` of a file.
-fn gunzip(path: &Path) -> Vec<u8> {
-    let out = Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .expect("run gzip");
-    assert!(
-        out.status.success(),
-        "gzip -dc {} failed: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 /// `touch -d WHEN path`.
 fn touch(path: &Path, when: &str) {
     let status = Command::new("touch")
@@ -144,10 +103,6 @@ fn touch(path: &Path, when: &str) {
         .status()
         .expect("run touch");
     assert!(status.success(), "touch -d {when} {}", path.display());
-}
-
-fn archive_dir(env: &TestEnv, user: &str) -> PathBuf {
-    env.sessions_dir().join("archive").join(user)
 }
 
 fn daily_path(env: &TestEnv, user: &str, day: &str) -> PathBuf {
@@ -176,20 +131,6 @@ fn names_in(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// Frontmatter and body of a markdown file.
-fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let rest = text
-        .strip_prefix("---\n")
-        .unwrap_or_else(|| panic!("{} does not start with ---: {text:?}", path.display()));
-    let end = rest
-        .find("\n---\n")
-        .unwrap_or_else(|| panic!("{} frontmatter is not closed", path.display()));
-    let front: serde_yaml::Mapping = serde_yaml::from_str(&rest[..end]).expect("YAML frontmatter");
-    (front, rest[end + 5..].to_owned())
 }
 
 fn yaml_str(front: &serde_yaml::Mapping, key: &str) -> String {
@@ -230,62 +171,8 @@ fn call_stdins(env: &TestEnv) -> Vec<String> {
 
 /// Every file (with its bytes) and folder (`None`) under the state dir,
 /// except the lock files.
-fn snapshot(env: &TestEnv) -> BTreeMap<String, Option<Vec<u8>>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Option<Vec<u8>>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            if rel == "sessions/.locks" {
-                continue;
-            }
-            if path.is_dir() {
-                out.insert(format!("{rel}/"), None);
-                walk(root, &path, out);
-            } else {
-                out.insert(rel, Some(std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    let root = env.state_dir();
-    walk(&root, &root, &mut out);
-    out
-}
-
-fn differences(
-    before: &BTreeMap<String, Option<Vec<u8>>>,
-    after: &BTreeMap<String, Option<Vec<u8>>>,
-) -> Vec<String> {
-    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter(|k| before.get(*k) != after.get(*k))
-        .map(|k| match (before.contains_key(k), after.contains_key(k)) {
-            (true, false) => format!("removed {k}"),
-            (false, true) => format!("created {k}"),
-            _ => format!("changed {k}"),
-        })
-        .collect()
-}
-
-/// Poll `done` every 20 ms for up to `limit`.
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
+fn snapshot(env: &TestEnv) -> Snapshot {
+    snapshot_tree(&env.state_dir(), |rel| rel == "sessions/.locks")
 }
 
 const COMPACT_CONFIG: &str = r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50}}"#;
@@ -304,20 +191,16 @@ fn stm_expiry_archives_idle_users_byte_for_byte_and_leaves_active_ones_alone() {
             .to_owned(),
         r#"{"ts":"2026-03-19T10:00:00Z","role":"user","text":"last words ☕","msgId":"m-3"}"#.to_owned(),
     ];
-    import(&env, "U1", &idle);
+    env.import("U1", &idle);
     let summary = "---\nuser_id: U1\nlast_compacted: 2026-03-18T00:00:00.000Z\nmessages_compacted: 40\n---\n\nKevin likes tea.\n";
     write_file(&env.stm_dir("U1").join("summary.md"), summary.as_bytes());
     let profile_path = env.sessions_dir().join("ltm").join("users").join("U1.md");
     let profile = "---\nuser_id: U1\nname: Kevin\n---\n\nLikes tea.\n";
     write_file(&profile_path, profile.as_bytes());
     // Active: one day idle; and one just under three days idle.
-    import(&env, "U2", &[line("2026-03-22T08:00:00Z", "recent")]);
+    env.import("U2", &[line("2026-03-22T08:00:00Z", "recent")]);
     write_file(&env.stm_dir("U2").join("summary.md"), b"U2 summary\n");
-    import(
-        &env,
-        "U3",
-        &[line("2026-03-20T13:00:00Z", "almost three days")],
-    );
+    env.import("U3", &[line("2026-03-20T13:00:00Z", "almost three days")]);
     let u2_before = env.read_bytes("U2");
     let u3_before = env.read_bytes("U3");
 
@@ -327,7 +210,7 @@ fn stm_expiry_archives_idle_users_byte_for_byte_and_leaves_active_ones_alone() {
     );
     assert_eq!(task(&report, "stm-expiry")["done"], 1, "{report:#}");
 
-    let dir = archive_dir(&env, "U1");
+    let dir = env.archive_dir("U1");
     assert_eq!(
         names_in(&dir),
         vec![
@@ -371,8 +254,8 @@ fn stm_expiry_archives_idle_users_byte_for_byte_and_leaves_active_ones_alone() {
         u3_before,
         "under three days idle stays"
     );
-    assert!(!archive_dir(&env, "U2").exists());
-    assert!(!archive_dir(&env, "U3").exists());
+    assert!(!env.archive_dir("U2").exists());
+    assert!(!env.archive_dir("U3").exists());
     assert_eq!(env.claude_calls(), 0);
 
     // A second run finds nothing to do and changes nothing.
@@ -390,13 +273,8 @@ fn stm_expiry_goes_by_the_newest_message_not_the_last_line() {
     let env = TestEnv::new();
     // Active an hour ago; then an admin imports old history
     // (`append --jsonl old-messages.jsonl`), which lands after it.
-    import(
-        &env,
-        "U4",
-        &[line("2026-03-23T11:00:00Z", "active an hour ago")],
-    );
-    import(
-        &env,
+    env.import("U4", &[line("2026-03-23T11:00:00Z", "active an hour ago")]);
+    env.import(
         "U4",
         &[
             line("2026-03-01T10:00:00Z", "imported old 1"),
@@ -427,7 +305,9 @@ fn old_broker_logs_are_gzipped_into_the_archive_and_others_stay() {
     let old = logs.join("broker-x.log");
     let old_bytes = b"2026-11-01 started\n2026-11-02 reply sent \xe2\x98\x95\nno final newline";
     write_file(&old, old_bytes);
-    touch(&old, "10 days ago");
+    // A fixed time (long past), so the redo below can give the log the same.
+    const FIRST_ROTATION: &str = "2026-01-01 00:00:00";
+    touch(&old, FIRST_ROTATION);
     let fresh = logs.join("broker-fresh.log");
     write_file(&fresh, b"fresh\n");
     let other = logs.join("other.log");
@@ -437,11 +317,15 @@ fn old_broker_logs_are_gzipped_into_the_archive_and_others_stay() {
     let report = run(&env, &["--only", "log-rotation"]);
     assert_eq!(task(&report, "log-rotation")["done"], 1, "{report:#}");
 
-    let archived = env
-        .sessions_dir()
-        .join("archive")
-        .join("logs")
-        .join("broker-x.log.gz");
+    // The archive is named after the log and its modification time.
+    let archive_logs = env.sessions_dir().join("archive").join("logs");
+    let names = names_in(&archive_logs);
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(
+        names[0].starts_with("broker-x-") && names[0].ends_with(".log.gz"),
+        "{names:?}"
+    );
+    let archived = archive_logs.join(&names[0]);
     assert_eq!(gunzip(&archived), old_bytes.to_vec());
     assert!(!old.exists(), "the rotated log is removed");
     assert_eq!(
@@ -454,18 +338,28 @@ fn old_broker_logs_are_gzipped_into_the_archive_and_others_stay() {
         b"not a broker log\n",
         "a non-broker log stays"
     );
-    assert_eq!(
-        names_in(&env.sessions_dir().join("archive").join("logs")),
-        vec!["broker-x.log.gz"]
-    );
 
-    // The same name rotated again: a new gzip member, gzip -dc reads both.
+    // A rotation killed after the archive was written but before the log
+    // was removed is done again: the same archive, not the log twice.
+    // Same name and the same modification time as the first rotation.
+    write_file(&old, old_bytes);
+    touch(&old, FIRST_ROTATION);
+    run(&env, &["--only", "log-rotation"]);
+    let again = names_in(&archive_logs);
+    assert_eq!(again.len(), 1, "redone, not archived twice: {again:?}");
+    assert_eq!(gunzip(&archived), old_bytes.to_vec());
+
+    // The same name rotated later: its own archive; each decodes whole.
     write_file(&old, b"second round\n");
     touch(&old, "9 days ago");
     run(&env, &["--only", "log-rotation"]);
-    let mut both = old_bytes.to_vec();
-    both.extend_from_slice(b"second round\n");
-    assert_eq!(gunzip(&archived), both);
+    let both = names_in(&archive_logs);
+    assert_eq!(both.len(), 2, "{both:?}");
+    let second = both.iter().find(|n| **n != names[0]).unwrap();
+    assert_eq!(
+        gunzip(&archive_logs.join(second)),
+        b"second round\n".to_vec()
+    );
     assert!(!old.exists());
 
     // archive/logs is not a user: a whole pass has nothing to say about it,
@@ -500,9 +394,9 @@ fn the_compact_task_compacts_only_users_over_the_threshold() {
             })
             .collect()
     };
-    import(&env, "U1", &lines("U1", 60));
-    import(&env, "U2", &lines("U2", 50));
-    import(&env, "U3", &lines("U3", 20));
+    env.import("U1", &lines("U1", 60));
+    env.import("U2", &lines("U2", 50));
+    env.import("U3", &lines("U3", 20));
     let u2 = env.read_bytes("U2");
     let u3 = env.read_bytes("U3");
 
@@ -536,13 +430,13 @@ fn the_compact_task_compacts_only_users_over_the_threshold() {
     assert_eq!(kept.len(), 10, "the context window stays raw");
     assert!(kept[0].contains("U1 message 50"));
     assert!(env.stm_dir("U1").join("summary.md").exists());
-    let archived = gunzip(&archive_dir(&env, "U1").join("messages-2026-03-20.jsonl.gz"));
+    let archived = gunzip(&env.archive_dir("U1").join("messages-2026-03-20.jsonl.gz"));
     assert_eq!(String::from_utf8(archived).unwrap().lines().count(), 50);
     assert_eq!(env.read_bytes("U2"), u2, "at the threshold: not over it");
     assert_eq!(env.read_bytes("U3"), u3);
     assert!(!env.stm_dir("U2").join("summary.md").exists());
-    assert!(!archive_dir(&env, "U2").exists());
-    assert!(!archive_dir(&env, "U3").exists());
+    assert!(!env.archive_dir("U2").exists());
+    assert!(!env.archive_dir("U3").exists());
 }
 
 // --- daily ---------------------------------------------------------------------
@@ -550,8 +444,7 @@ fn the_compact_task_compacts_only_users_over_the_threshold() {
 #[test]
 fn daily_summaries_start_at_the_daily_hour_one_per_past_day_with_messages() {
     let env = TestEnv::new();
-    import(
-        &env,
+    env.import(
         "U1",
         &[
             line("2026-03-20T08:00:00Z", "alpha morning"),
@@ -560,7 +453,7 @@ fn daily_summaries_start_at_the_daily_hour_one_per_past_day_with_messages() {
             line("2026-03-24T01:00:00Z", "message of today"),
         ],
     );
-    import(&env, "U2", &[line("2026-03-21T12:00:00Z", "gamma")]);
+    env.import("U2", &[line("2026-03-21T12:00:00Z", "gamma")]);
 
     let report = run(&env, &["--only", "daily", "--now", "2026-03-24T02:59:59Z"]);
     assert_eq!(
@@ -650,7 +543,7 @@ fn daily_summaries_read_the_days_compaction_moved_into_the_archive() {
             )
         })
         .collect();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
 
     let out = maintain(&env)
         .args([
@@ -667,7 +560,7 @@ fn daily_summaries_read_the_days_compaction_moved_into_the_archive() {
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1").len(), 10, "50 archived, 10 kept");
     assert_eq!(
-        names_in(&archive_dir(&env, "U1")),
+        names_in(&env.archive_dir("U1")),
         vec![
             "messages-2026-03-20.jsonl.gz",
             "messages-2026-03-21.jsonl.gz",
@@ -716,8 +609,8 @@ fn a_second_run_the_same_day_makes_no_llm_call() {
     ];
     lines
         .extend((0..55).map(|i| line(&format!("2026-03-23T01:{i:02}:00Z"), &format!("today {i}"))));
-    import(&env, "U1", &lines);
-    import(&env, "U2", &[line("2026-03-22T10:00:00Z", "other user")]);
+    env.import("U1", &lines);
+    env.import("U2", &[line("2026-03-22T10:00:00Z", "other user")]);
 
     let out = maintain(&env)
         .args(["--json", "--now", "2026-03-23T05:00:00Z"])
@@ -757,8 +650,7 @@ fn a_second_run_the_same_day_makes_no_llm_call() {
 fn weekly_summaries_across_the_2026_year_end() {
     let env = TestEnv::new();
     env.write_config(r#"{"compacting":{"weeklySummaryDay":1}}"#);
-    import(
-        &env,
+    env.import(
         "U1",
         &[
             // 2026-W52: two days with messages, only one daily.
@@ -832,7 +724,7 @@ fn max_llm_calls_leaves_the_rest_for_the_next_run() {
     let lines: Vec<String> = (17..22)
         .map(|d| line(&format!("2026-03-{d}T10:00:00Z"), &format!("day {d}")))
         .collect();
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
 
     let report = run(
         &env,
@@ -874,22 +766,21 @@ fn dry_run_lists_every_action_and_changes_nothing() {
         r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"weeklySummaryDay":1}}"#,
     );
     // stm-expiry: idle since 03-10.
-    import(&env, "OLD", &[line("2026-03-10T10:00:00Z", "long ago")]);
+    env.import("OLD", &[line("2026-03-10T10:00:00Z", "long ago")]);
     write_file(&env.stm_dir("OLD").join("summary.md"), b"old summary\n");
     // log-rotation.
     let log = env.state_dir().join("logs").join("broker-a.log");
     write_file(&log, b"log line\n");
     touch(&log, "2026-03-01 00:00:00 UTC");
     // compact + daily.
-    import(
-        &env,
+    env.import(
         "BIG",
         &(0..60)
             .map(|i| line(&format!("2026-03-22T10:{i:02}:00Z"), &format!("big {i}")))
             .collect::<Vec<_>>(),
     );
     // weekly: 2026-W12 with all its dailies.
-    import(&env, "WK", &[line("2026-03-17T10:00:00Z", "tuesday")]);
+    env.import("WK", &[line("2026-03-17T10:00:00Z", "tuesday")]);
     write_daily(&env, "WK", "2026-03-17", "Tuesday");
     // prune.
     std::fs::create_dir_all(env.sessions_dir().join("summaries/U9/daily")).unwrap();
@@ -956,7 +847,7 @@ fn dry_run_lists_every_action_and_changes_nothing() {
 #[test]
 fn only_runs_the_named_tasks_and_refuses_unknown_ones() {
     let env = TestEnv::new();
-    import(&env, "OLD", &[line("2026-03-10T10:00:00Z", "long ago")]);
+    env.import("OLD", &[line("2026-03-10T10:00:00Z", "long ago")]);
     let log = env.state_dir().join("logs").join("broker-a.log");
     write_file(&log, b"log line\n");
     touch(&log, "2026-03-01 00:00:00 UTC");
@@ -1003,7 +894,7 @@ fn jobs_run_llm_calls_in_parallel() {
         let lines: Vec<String> = (17..21)
             .map(|d| line(&format!("2026-03-{d}T10:00:00Z"), &format!("{user} {d}")))
             .collect();
-        import(&env, user, &lines);
+        env.import(user, &lines);
     }
 
     let start = Instant::now();
@@ -1047,16 +938,15 @@ fn jobs_run_llm_calls_in_parallel() {
 #[test]
 fn a_failure_in_one_user_is_reported_and_the_others_are_done() {
     let env = TestEnv::new();
-    import(&env, "U1", &[line("2026-03-20T10:00:00Z", "one")]);
-    import(
-        &env,
+    env.import("U1", &[line("2026-03-20T10:00:00Z", "one")]);
+    env.import(
         "U2",
         &[
             line("2026-03-20T10:00:00Z", "two a"),
             line("2026-03-21T10:00:00Z", "two b"),
         ],
     );
-    import(&env, "U3", &[line("2026-03-21T10:00:00Z", "three")]);
+    env.import("U3", &[line("2026-03-21T10:00:00Z", "three")]);
     // U2's daily folder is a file: writing U2's dailies fails.
     write_file(
         &env.sessions_dir().join("summaries/U2/daily"),
@@ -1092,10 +982,10 @@ fn a_failure_in_one_user_is_reported_and_the_others_are_done() {
 #[test]
 fn an_unreadable_archive_day_is_not_summarised_as_an_empty_day() {
     let env = TestEnv::new();
-    import(&env, "U1", &[line("2026-03-21T10:00:00Z", "fine")]);
+    env.import("U1", &[line("2026-03-21T10:00:00Z", "fine")]);
     // U3's only record of 03-20 is not gzip at all.
     write_file(
-        &archive_dir(&env, "U3").join("messages-2026-03-20.jsonl.gz"),
+        &env.archive_dir("U3").join("messages-2026-03-20.jsonl.gz"),
         b"garbage, not gzip\n",
     );
 
@@ -1129,7 +1019,7 @@ fn an_unreadable_archive_day_is_not_summarised_as_an_empty_day() {
 #[test]
 fn prune_removes_empty_folders_and_stale_temp_files_only() {
     let env = TestEnv::new();
-    import(&env, "U1", &[line("2026-03-20T10:00:00Z", "hello")]);
+    env.import("U1", &[line("2026-03-20T10:00:00Z", "hello")]);
     write_daily(&env, "U1", "2026-03-20", "kept");
     std::fs::create_dir_all(env.sessions_dir().join("summaries/U9/daily")).unwrap();
     std::fs::create_dir_all(env.sessions_dir().join("summaries/U1/weekly")).unwrap();
@@ -1279,8 +1169,7 @@ fn prune_racing_appends_loses_nothing() {
 #[test]
 fn a_second_concurrent_run_says_so_and_does_nothing() {
     let env = TestEnv::new();
-    import(
-        &env,
+    env.import(
         "U1",
         &[
             line("2026-03-20T10:00:00Z", "a"),
@@ -1294,7 +1183,7 @@ fn a_second_concurrent_run_says_so_and_does_nothing() {
     let mut second = maintain_process(&env, &args, &slow).spawn().unwrap();
     // Poll both, noting when each ends.
     let mut ended: [Option<Duration>; 2] = [None, None];
-    let finished = wait_for(Duration::from_secs(30), || {
+    let finished = wait_for(Duration::from_secs(30), Duration::from_millis(20), || {
         for (i, child) in [&mut first, &mut second].into_iter().enumerate() {
             if ended[i].is_none() && child.try_wait().unwrap().is_some() {
                 ended[i] = Some(start.elapsed());
@@ -1338,7 +1227,7 @@ fn a_second_concurrent_run_says_so_and_does_nothing() {
 #[test]
 fn the_json_report_lists_every_task_in_order_with_counts() {
     let env = TestEnv::new();
-    import(&env, "U1", &[line("2026-03-20T10:00:00Z", "hello")]);
+    env.import("U1", &[line("2026-03-20T10:00:00Z", "hello")]);
 
     let report = run(&env, &["--now", "2026-03-22T05:00:00Z"]);
     assert_eq!(task_names(&report), TASKS.to_vec(), "{report:#}");

@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
 use serde_json::{Value, json};
@@ -69,17 +68,6 @@ fn line(ts: &str, role: &str, text: &str) -> String {
     json!({"ts": ts, "role": role, "text": text}).to_string()
 }
 
-/// Import lines with `append --jsonl` (kept byte for byte).
-fn import(env: &TestEnv, user: &str, lines: &[String]) {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let path = env.dir.path().join(format!("import-{user}-{n}.jsonl"));
-    let mut text = lines.join("\n");
-    text.push('\n');
-    write_file(&path, text.as_bytes());
-    ok(env, &["append", "--user", user, "--jsonl", s(&path)]);
-}
-
 /// `compact --user U --force` with the fake claude answering [`SUMMARY`].
 fn compact_force(env: &TestEnv, user: &str) {
     let out = env
@@ -126,12 +114,6 @@ fn parsed(lines: &[String]) -> Vec<Value> {
         .iter()
         .map(|l| serde_json::from_str(l).expect("fixture line is JSON"))
         .collect()
-}
-
-fn profile_path(env: &TestEnv, user: &str) -> PathBuf {
-    env.sessions_dir()
-        .join("ltm/users")
-        .join(format!("{user}.md"))
 }
 
 fn topic_path(env: &TestEnv, slug: &str) -> PathBuf {
@@ -300,9 +282,9 @@ fn row<'a>(text: &'a str, key: &str) -> &'a str {
 fn status_channel_wide_counts_users_messages_ltm_and_storage_per_area() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    import(&env, "U1", &eight_lines("u1"));
+    env.import("U1", &eight_lines("u1"));
     compact_force(&env, "U1"); // 3 stay in STM, 5 archived, a summary
-    import(&env, "U2", &eight_lines("u2")[..2]);
+    env.import("U2", &eight_lines("u2")[..2]);
     set_profile(&env, "U1", "---\ndisplay_name: One\n---\n\nLikes tea.\n");
     set_profile(
         &env,
@@ -389,7 +371,7 @@ fn status_of_one_user_counts_compacted_messages_and_spend_including_the_archive(
     let old: Vec<String> = (0..4)
         .map(|i| line(&format!("2026-03-20T09:0{i}:00Z"), "user", "old"))
         .collect();
-    import(&env, "U1", &old);
+    env.import("U1", &old);
     // Three replies today, at known prices (12 input, 7 output tokens each).
     ask_costing(&env, "U1", "first", "0.25");
     ask_costing(&env, "U1", "second", "0.5");
@@ -502,14 +484,12 @@ fn users_lists_one_row_per_user_sorted_by_activity_messages_or_size_and_limited(
     let a: Vec<String> = (0..5)
         .map(|i| line(&format!("2026-03-20T08:0{i}:00Z"), "user", "a"))
         .collect();
-    import(&env, "UA", &a);
-    import(
-        &env,
+    env.import("UA", &a);
+    env.import(
         "UB",
         &[line("2026-03-21T08:00:00Z", "user", &"b".repeat(5000))],
     );
-    import(
-        &env,
+    env.import(
         "UC",
         &[
             line("2026-03-23T08:00:00Z", "user", "c"),
@@ -518,7 +498,7 @@ fn users_lists_one_row_per_user_sorted_by_activity_messages_or_size_and_limited(
     );
     set_profile(&env, "UD", "---\ndisplay_name: D\n---\n\nOnly a profile.\n");
     // UE: only an archive is left after a clear.
-    import(&env, "UE", &[line("2026-03-19T08:00:00Z", "user", "e")]);
+    env.import("UE", &[line("2026-03-19T08:00:00Z", "user", "e")]);
     ok(&env, &["session", "clear", "--user", "UE", "--yes"]);
 
     // Users without STM (no activity, no messages) come last, in some order.
@@ -596,7 +576,7 @@ fn show_prints_time_role_and_text_with_count_since_and_archive() {
         line("2026-03-22T10:01:00Z", "system", "fourth\n  indented\nend"),
         line("2026-03-23T11:45:00Z", "assistant", "fifth"),
     ];
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
 
     let text = ok(&env, &["session", "show", "--user", "U1"]);
     let expected = [
@@ -719,10 +699,10 @@ fn clear_moves_the_short_term_memory_to_the_archive() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let lines = eight_lines("u1");
-    import(&env, "U1", &lines);
+    env.import("U1", &lines);
     compact_force(&env, "U1");
     set_profile(&env, "U1", "---\ndisplay_name: One\n---\n\nStays.\n");
-    let profile_before = std::fs::read(profile_path(&env, "U1")).unwrap();
+    let profile_before = std::fs::read(env.profile_path("U1")).unwrap();
 
     let text = ok(&env, &["session", "clear", "--user", "U1", "--yes"]);
     assert!(text.contains("3 message(s) moved to the archive"), "{text}");
@@ -744,13 +724,13 @@ fn clear_moves_the_short_term_memory_to_the_archive() {
         summary.display()
     );
     assert_eq!(
-        std::fs::read(profile_path(&env, "U1")).unwrap(),
+        std::fs::read(env.profile_path("U1")).unwrap(),
         profile_before,
         "the profile stays"
     );
 
     let u2 = eight_lines("u2");
-    import(&env, "U2", &u2[..4]);
+    env.import("U2", &u2[..4]);
     let v = ok_json(&env, &["session", "clear", "--user", "U2", "--yes"]);
     assert_eq!(v, json!({"user": "U2", "archivedMessages": 4}));
     assert!(!env.messages_path("U2").exists());
@@ -761,7 +741,7 @@ fn clear_moves_the_short_term_memory_to_the_archive() {
 fn clear_all_without_yes_off_a_terminal_is_refused_and_removes_nothing() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
-    import(&env, "U1", &eight_lines("u1"));
+    env.import("U1", &eight_lines("u1"));
     compact_force(&env, "U1");
     set_profile(&env, "U1", "---\ndisplay_name: One\n---\n\nStays.\n");
     let before = tree(&env.sessions_dir());
@@ -786,7 +766,7 @@ fn clear_all_without_yes_off_a_terminal_is_refused_and_removes_nothing() {
 #[test]
 fn clear_all_text_reports_what_it_erased() {
     let env = TestEnv::new();
-    import(&env, "U1", &eight_lines("u1")[..2]);
+    env.import("U1", &eight_lines("u1")[..2]);
     set_profile(&env, "U1", "---\ndisplay_name: One\n---\n\nGoes.\n");
     let text = ok(
         &env,
@@ -794,7 +774,7 @@ fn clear_all_text_reports_what_it_erased() {
     );
     assert!(text.contains("erased everything of U1"), "{text}");
     assert!(!env.stm_dir("U1").exists());
-    assert!(!profile_path(&env, "U1").exists());
+    assert!(!env.profile_path("U1").exists());
     assert!(index_entry(&env, "users/U1.md").is_none());
 }
 
@@ -823,10 +803,10 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     for (user, slug) in [(U, "u-notes"), (V, "v-notes")] {
-        import(&env, user, &eight_lines(user));
+        env.import(user, &eight_lines(user));
         compact_force(&env, user); // archive, summary, ledger line, compaction lock
         ok(&env, &["session", "clear", "--user", user, "--yes"]); // archived summary
-        import(&env, user, &eight_lines(user)[..3]);
+        env.import(user, &eight_lines(user)[..3]);
         // A real ask: an assistant line, the user lock, a skeleton profile.
         let out = env
             .cmd()
@@ -995,8 +975,15 @@ fn erasing_a_user_whose_id_is_logs_keeps_the_rotated_broker_logs() {
             "2030-01-01T00:00:00Z",
         ],
     );
-    let rotated = env.sessions_dir().join("archive/logs/broker-slack.log.gz");
-    assert!(rotated.exists(), "the fixture: a rotated broker log");
+    let logs = env.sessions_dir().join("archive/logs");
+    let rotated = std::fs::read_dir(&logs)
+        .ok()
+        .and_then(|mut entries| entries.next())
+        .and_then(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|p| p.to_string_lossy().contains("broker-slack-"));
+    assert!(rotated.is_some(), "the fixture: a rotated broker log");
+    let rotated = rotated.unwrap();
     let before = std::fs::read(&rotated).unwrap();
 
     let out = run(
@@ -1032,7 +1019,7 @@ fn a_profile_naming_another_numeric_user_is_refused() {
         ],
     );
     expect_exit(&out, 2, "user_id: 987654321 for user 123456789");
-    assert!(!profile_path(&env, "123456789").exists());
+    assert!(!env.profile_path("123456789").exists());
 
     // The same id, unquoted, is the right user.
     write_file(&file, b"---\nuser_id: 123456789\n---\n\nMe.\n");
@@ -1047,7 +1034,7 @@ fn a_profile_naming_another_numeric_user_is_refused() {
             s(&file),
         ],
     );
-    assert!(profile_path(&env, "123456789").exists());
+    assert!(env.profile_path("123456789").exists());
 }
 
 #[test]
@@ -1091,7 +1078,7 @@ fn profile_shows_sets_from_a_file_or_stdin_and_refuses_a_wrong_or_broken_one() {
         &env,
         &["session", "profile", "--user", "U1", "--set", s(&path)],
     );
-    let profile = profile_path(&env, "U1");
+    let profile = env.profile_path("U1");
     assert!(text.contains(s(&profile)), "says where: {text}");
     let (front, body) = markdown(&profile);
     assert_eq!(front.get("user_id").and_then(|v| v.as_str()), Some("U1"));
@@ -1170,7 +1157,7 @@ fn profile_shows_sets_from_a_file_or_stdin_and_refuses_a_wrong_or_broken_one() {
         expect_exit(&out, 2, what);
         assert_eq!(tree(&env.sessions_dir()), before, "{what}: nothing changed");
     }
-    assert!(!profile_path(&env, "U2").exists());
+    assert!(!env.profile_path("U2").exists());
     // A user without a profile gets it refused too.
     let file = env.dir.path().join("bad-profile.md");
     write_file(&file, wrong.as_bytes());
@@ -1179,7 +1166,7 @@ fn profile_shows_sets_from_a_file_or_stdin_and_refuses_a_wrong_or_broken_one() {
         &["session", "profile", "--user", "U3", "--set", s(&file)],
     );
     expect_exit(&out, 2, "U2's profile for U3");
-    assert!(!profile_path(&env, "U3").exists());
+    assert!(!env.profile_path("U3").exists());
 }
 
 #[test]
@@ -1206,7 +1193,7 @@ fn profile_edit_runs_the_editor_and_saves_and_needs_an_editor() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
-    let text = std::fs::read_to_string(profile_path(&env, "U1")).unwrap();
+    let text = std::fs::read_to_string(env.profile_path("U1")).unwrap();
     assert!(
         text.trim_end().ends_with("- Likes green tea"),
         "the line is saved: {text}"
@@ -1224,7 +1211,7 @@ fn profile_edit_runs_the_editor_and_saves_and_needs_an_editor() {
     assert!(out.status.success(), "{}", stderr_of(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["id"], json!("U5"), "{v}");
-    let (front, body) = markdown(&profile_path(&env, "U5"));
+    let (front, body) = markdown(&env.profile_path("U5"));
     assert_eq!(front.get("user_id").and_then(|v| v.as_str()), Some("U5"));
     assert!(body.contains("- Likes green tea"), "{body}");
     assert!(index_entry(&env, "users/U5.md").is_some());
@@ -1250,7 +1237,7 @@ fn profile_edit_refuses_to_overwrite_a_change_made_meanwhile() {
         &env,
         &["session", "profile", "--user", "U1", "--set", s(&path)],
     );
-    let profile = profile_path(&env, "U1");
+    let profile = env.profile_path("U1");
     // The "editor" edits its draft and, meanwhile, someone else changes
     // the profile itself.
     let script = env.dir.path().join("racing-editor.sh");
@@ -1549,7 +1536,7 @@ fn session_help_lists_every_subcommand() {
 fn export_fixture(env: &TestEnv) -> Vec<String> {
     env.write_config(CONFIG);
     let lines = eight_lines("u1");
-    import(env, "U1", &lines);
+    env.import("U1", &lines);
     compact_force(env, "U1");
     set_profile(env, "U1", "---\ndisplay_name: One\n---\n\nLikes tea.\n");
     write_file(
@@ -1560,7 +1547,7 @@ fn export_fixture(env: &TestEnv) -> Vec<String> {
         &env.sessions_dir().join("summaries/U1/weekly/2026-W12.md"),
         b"---\nuser_id: U1\nweek: 2026-W12\n---\n\nA week of tea.\n",
     );
-    import(env, "U2", &eight_lines("u2")[..3]);
+    env.import("U2", &eight_lines("u2")[..3]);
     set_profile(env, "U2", "---\ndisplay_name: Two\n---\n\nLikes coffee.\n");
     lines
 }
@@ -1809,13 +1796,13 @@ fn an_exported_json_imports_back_into_the_same_messages() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let first = eight_lines("u1");
-    import(&env, "U1", &first);
+    env.import("U1", &first);
     compact_force(&env, "U1");
     let more: Vec<String> = eight_lines("late")
         .into_iter()
         .map(|l| l.replace("2026-03-", "2026-04-"))
         .collect();
-    import(&env, "U1", &more[..2]);
+    env.import("U1", &more[..2]);
     assert_eq!(archived_lines(&env, "U1").len(), 5);
     assert_eq!(env.read_lines("U1").len(), 5);
 
@@ -1844,7 +1831,7 @@ fn an_exported_json_imports_back_into_the_same_messages() {
         .iter()
         .map(|m| serde_json::to_string(m).unwrap())
         .collect();
-    import(&fresh, "U1", &jsonl);
+    fresh.import("U1", &jsonl);
     assert_eq!(
         fresh.messages("U1"),
         messages,
@@ -1909,7 +1896,7 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     let lines = eight_lines("u1");
-    import(&env, "U1", &lines[..3]);
+    env.import("U1", &lines[..3]);
     set_profile(
         &env,
         "U1",
@@ -1989,7 +1976,7 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
     assert!(cleared.contains('3'), "{cleared}");
     assert!(!env.messages_path("U1").exists());
     assert_eq!(archived_lines(&env, "U1"), lines[..3]);
-    assert!(profile_path(&env, "U1").exists(), "clear keeps the profile");
+    assert!(env.profile_path("U1").exists(), "clear keeps the profile");
 
     let erased = chat(&env, "U1", "/session clear all");
     assert!(!erased.is_empty());
@@ -2017,8 +2004,7 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
 #[test]
 fn in_chat_a_user_reaches_only_their_own_data() {
     let env = TestEnv::new();
-    import(
-        &env,
+    env.import(
         "U1",
         &[
             line("2026-03-20T08:00:00Z", "user", "U1SECRET message"),
@@ -2031,8 +2017,7 @@ fn in_chat_a_user_reaches_only_their_own_data() {
         "---\ndisplay_name: One\n---\n\nU1SECRET profile.\n",
     );
     set_topic(&env, "tea", "---\nowner: U1\n---\n\nU1SECRET tea.\n", None);
-    import(
-        &env,
+    env.import(
         "U2",
         &[line("2026-03-21T08:00:00Z", "user", "hello from two")],
     );
@@ -2139,10 +2124,7 @@ fn in_chat_a_user_reaches_only_their_own_data() {
     );
     u1_intact("clear");
     chat(&env, "U2", "/session clear all");
-    assert!(
-        !profile_path(&env, "U2").exists(),
-        "U2's own data is erased"
-    );
+    assert!(!env.profile_path("U2").exists(), "U2's own data is erased");
     u1_intact("clear all");
     no_command_logged(&env);
 }

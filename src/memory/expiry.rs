@@ -71,12 +71,16 @@ pub fn retire_stm_locked(
     let summary_path = state.layout.summary_file(user);
     if let Some(summary) = read_optional_text(&summary_path)? {
         let archived = state.layout.archived_summary_file(user, now.date_naive());
-        // A second retirement on the same day adds to that day's file.
+        // A second retirement on the same day adds to that day's file; a
+        // retirement killed after this write and redone adds nothing twice.
         let text = match read_optional_text(&archived)? {
-            Some(before) => format!("{}\n\n{summary}", before.trim_end()),
-            None => summary,
+            Some(before) if before.trim_end().ends_with(summary.trim_end()) => None,
+            Some(before) => Some(format!("{}\n\n{summary}", before.trim_end())),
+            None => Some(summary),
         };
-        write_atomic(&archived, text.as_bytes(), state.fsync())?;
+        if let Some(text) = text {
+            write_atomic(&archived, text.as_bytes(), state.fsync())?;
+        }
         remove_if_exists(&summary_path)?;
     }
     // Gone only if empty: anything else someone put there stays.

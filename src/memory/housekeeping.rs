@@ -27,7 +27,9 @@ pub fn logs_due(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<PathBuf
         if !(name.starts_with("broker-") && name.ends_with(".log")) {
             continue;
         }
-        let meta = entry.metadata()?;
+        let Ok(meta) = entry.metadata() else {
+            continue; // gone since the listing: the broker rotated it
+        };
         if meta.is_file() && DateTime::<Utc>::from(meta.modified()?) < cutoff {
             due.push(entry.path());
         }
@@ -38,22 +40,31 @@ pub fn logs_due(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<PathBuf
 
 /// Move one log into `sessions/archive/logs/`, gzipped when
 /// `scheduler.archiveCompression`; the original goes only after the
-/// archive is on disk. An archive of the same name gets a new member.
+/// archive is on disk. The archive's name carries the log's modification
+/// time, so a rotation killed before the removal and done again rewrites
+/// the same file instead of archiving the log twice.
 pub fn rotate_log(state: &State, log: &Path) -> anyhow::Result<PathBuf> {
     let name = log
         .file_name()
         .and_then(|n| n.to_str())
         .context("a log without a name")?;
+    let modified: DateTime<Utc> = std::fs::metadata(log)
+        .and_then(|m| m.modified())
+        .with_context(|| format!("could not stat {}", log.display()))?
+        .into();
+    let stem = name.strip_suffix(".log").unwrap_or(name);
+    let archived = format!("{stem}-{}.log", modified.format("%Y%m%dT%H%M%SZ"));
     let bytes = read_optional(log)?.unwrap_or_default();
     let target = if state.config.scheduler.archive_compression {
-        let target = state.layout.archive_logs_dir().join(format!("{name}.gz"));
-        crate::store::archive::append_bytes_member(&target, &bytes, state.fsync())?;
+        let target = state
+            .layout
+            .archive_logs_dir()
+            .join(format!("{archived}.gz"));
+        crate::store::archive::write_one_member(&target, &bytes, state.fsync())?;
         target
     } else {
-        let target = state.layout.archive_logs_dir().join(name);
-        let mut all = read_optional(&target)?.unwrap_or_default();
-        all.extend_from_slice(&bytes);
-        write_atomic(&target, &all, state.fsync())?;
+        let target = state.layout.archive_logs_dir().join(archived);
+        write_atomic(&target, &bytes, state.fsync())?;
         target
     };
     remove_if_exists(log)?;
@@ -124,11 +135,11 @@ fn collect_empty(folder: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<bool> 
     };
     let mut empty = true;
     for entry in entries {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            empty &= collect_empty(&entry.path(), out)?;
-        } else {
-            empty = false;
+        // Anything that cannot be looked at (it vanished, or a writer is at
+        // work) counts as content: prune errs on the side of keeping.
+        match entry.and_then(|e| Ok((e.file_type()?, e.path()))) {
+            Ok((kind, path)) if kind.is_dir() => empty &= collect_empty(&path, out)?,
+            _ => empty = false,
         }
     }
     if empty {
@@ -168,7 +179,9 @@ fn sweep_temp_files(dir: &Path, dry_run: bool, pruned: &mut Pruned) -> anyhow::R
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let now = SystemTime::now();
     for entry in entries {
-        let kind = entry.file_type()?;
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         let name = entry.file_name();
         let name = name.to_string_lossy();
         if kind.is_dir() {
@@ -176,10 +189,12 @@ fn sweep_temp_files(dir: &Path, dry_run: bool, pruned: &mut Pruned) -> anyhow::R
                 sweep_temp_files(&entry.path(), dry_run, pruned)?;
             }
         } else if name.starts_with('.') && name.ends_with(TEMP_SUFFIX) {
+            // A live writer renames its temp file away at any moment: a
+            // file gone between listing and stat is simply not stale.
             let age = entry
-                .metadata()?
-                .modified()
+                .metadata()
                 .ok()
+                .and_then(|m| m.modified().ok())
                 .and_then(|m| now.duration_since(m).ok())
                 .unwrap_or_default();
             if age >= STALE_TEMP_AGE {

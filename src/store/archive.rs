@@ -44,7 +44,12 @@ pub fn rewrite(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result<()> 
     if lines.is_empty() {
         return crate::store::fs::remove_if_exists(path).map(|_| ());
     }
-    write_atomic(path, &member(&joined(lines))?, fsync)
+    write_one_member(path, &joined(lines), fsync)
+}
+
+/// Replace the file with `bytes` gzipped as one member.
+pub fn write_one_member(path: &Path, bytes: &[u8], fsync: bool) -> anyhow::Result<()> {
+    write_atomic(path, &member(bytes)?, fsync)
         .with_context(|| format!("could not write archive {}", path.display()))
 }
 
