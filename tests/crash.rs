@@ -1,4 +1,5 @@
-//! A compaction killed (SIGKILL) at a random instant loses no message, and
+//! A compaction, an `ask` or a `maintain` pass killed (SIGKILL) at a random
+//! instant loses no message, and
 //! the next compaction finishes its work without archiving anything twice.
 //!
 //! Seeded and reproducible: `CRASH_SEED=<n or 0xhex>` picks the seed,
@@ -86,6 +87,43 @@ fn spawn_compact(env: &TestEnv, iteration: usize) -> std::process::Child {
         .expect("spawn compact")
 }
 
+/// `ask` with a new message id (the fake answers at once; the ask may
+/// compact inline afterwards), spawned so it can be killed.
+fn spawn_ask(env: &TestEnv, iteration: usize) -> std::process::Child {
+    env.process()
+        .env_remove("FAKE_CLAUDE_LOG")
+        .env("FAKE_CLAUDE_REPLY", answer(iteration))
+        .args(["-q", "ask", "--user", "U1", "--msg-id"])
+        .arg(format!("ask-{iteration}"))
+        .arg("--claude-bin")
+        .arg(fake_claude())
+        .arg("--")
+        .arg(format!("question {iteration}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn ask")
+}
+
+/// A `maintain` pass that compacts and writes daily summaries (its clock a
+/// day ahead, so every day with messages is past), spawned to be killed.
+fn spawn_maintain(env: &TestEnv, iteration: usize) -> std::process::Child {
+    let tomorrow = chrono::Utc::now() + chrono::Duration::days(1);
+    env.process()
+        .env_remove("FAKE_CLAUDE_LOG")
+        .env("FAKE_CLAUDE_REPLY", answer(iteration))
+        .args(["-q", "maintain", "--only", "compact,daily,prune", "--now"])
+        .arg(tomorrow.to_rfc3339())
+        .arg("--claude-bin")
+        .arg(fake_claude())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn maintain")
+}
+
 /// Where each message id is: (times in STM, times in the archives).
 struct Census {
     places: HashMap<String, (usize, usize)>,
@@ -101,10 +139,13 @@ fn census(env: &TestEnv, context: &str) -> Census {
         let value: Value = serde_json::from_str(line).unwrap_or_else(|e| {
             panic!("{context}: a line of {whence} is not JSON ({e}): {line:?}")
         });
-        value["msgId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{context}: a line of {whence} has no msgId: {line:?}"))
-            .to_owned()
+        // A reply that ask wrote has no msgId of its own: it is named
+        // after the message it answers.
+        match (value["msgId"].as_str(), value["replyTo"].as_str()) {
+            (Some(id), _) => id.to_owned(),
+            (None, Some(asked)) => format!("reply:{asked}"),
+            _ => panic!("{context}: a line of {whence} has no msgId: {line:?}"),
+        }
     };
     let log = String::from_utf8(env.read_bytes("U1"))
         .unwrap_or_else(|_| panic!("{context}: messages.jsonl is not UTF-8"));
@@ -161,7 +202,7 @@ fn messages_compacted(env: &TestEnv) -> Option<u64> {
 }
 
 #[test]
-fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing() {
+fn a_process_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing() {
     let seed = seed();
     let iterations = iterations();
     eprintln!(
@@ -177,6 +218,9 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
         .with_timezone(&chrono::Utc);
 
     let mut appended: Vec<String> = Vec::new();
+    // Messages of killed asks: logged or not, depending on the instant.
+    let mut maybe: BTreeSet<String> = BTreeSet::new();
+    let mut victims: HashMap<&str, usize> = HashMap::new();
     let mut counter: i64 = 0;
     let mut new_lines = |count: usize, tag: &str, appended: &mut Vec<String>| -> Vec<String> {
         (0..count)
@@ -229,9 +273,20 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
         );
         import(&lines, &context);
 
-        // Start a compaction and kill it after 0–40 ms.
+        // Start a compaction, an ask or a maintain pass, and kill it after
+        // 0–40 ms.
         let delay = Duration::from_millis(rng.below(41));
-        let mut child = spawn_compact(&env, iteration);
+        let victim = ["compact", "ask", "maintain"][rng.below(3) as usize];
+        *victims.entry(victim).or_default() += 1;
+        let mut child = match victim {
+            "compact" => spawn_compact(&env, iteration),
+            "ask" => {
+                maybe.insert(format!("ask-{iteration}"));
+                maybe.insert(format!("reply:ask-{iteration}"));
+                spawn_ask(&env, iteration)
+            }
+            _ => spawn_maintain(&env, iteration),
+        };
         std::thread::sleep(delay);
         let _ = child.kill(); // SIGKILL; fails only if it already exited
         let status = child.wait().expect("reap the killed compaction");
@@ -241,8 +296,9 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
             (false, true) => killed_with_journal += 1,
             (false, false) => killed_without_journal += 1,
         }
-        let context =
-            format!("{context} (killed after {delay:?}: {status}, journal left: {journal_left})");
+        let context = format!(
+            "{context} ({victim} killed after {delay:?}: {status}, journal left: {journal_left})"
+        );
 
         // Nothing lost: every message is in STM or the archive, at most
         // once in each.
@@ -258,11 +314,20 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
                 "{context}: message {id} is {stm}× in STM and {archive}× archived"
             );
         }
-        assert_eq!(
-            seen.places.len(),
-            appended.len(),
-            "{context}: messages from nowhere"
-        );
+        for id in &maybe {
+            // Logged or not; with a journal left, in STM and archive at once.
+            let (stm, archive) = seen.places.get(id).copied().unwrap_or_default();
+            assert!(
+                stm <= 1 && archive <= 1,
+                "{context}: {id} is {stm}× in STM and {archive}× archived"
+            );
+        }
+        for id in seen.places.keys() {
+            assert!(
+                appended.contains(id) || maybe.contains(id),
+                "{context}: a message from nowhere: {id}"
+            );
+        }
 
         // Sometimes the user writes before the next compaction runs.
         if rng.below(2) == 0 {
@@ -303,11 +368,19 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
                 place.1
             );
         }
-        assert_eq!(
-            seen.places.len(),
-            appended.len(),
-            "{context}: messages from nowhere"
-        );
+        for id in &maybe {
+            let (stm, archive) = seen.places.get(id).copied().unwrap_or_default();
+            assert!(
+                stm + archive <= 1,
+                "{context}: after the next compaction {id} is {stm}× in STM and {archive}× archived"
+            );
+        }
+        for id in seen.places.keys() {
+            assert!(
+                appended.contains(id) || maybe.contains(id),
+                "{context}: a message from nowhere: {id}"
+            );
+        }
         let stm = env.read_lines("U1").len();
         assert!(
             stm <= 50,
@@ -345,12 +418,34 @@ fn a_compaction_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing(
             temp_seen.insert(path);
         }
     }
+    // What killed writers left, a later maintain cleans up: once a
+    // temporary file is older than any live write (an hour), prune takes it.
+    let leftovers = temp_files(&env.sessions_dir());
+    for path in &leftovers {
+        let status = Command::new("touch")
+            .args(["-d", "2 hours ago"])
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let out = env
+        .cmd()
+        .args(["maintain", "--only", "prune"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "prune: {}", stderr_of(&out));
+    let still = temp_files(&env.sessions_dir());
+    assert!(
+        still.is_empty(),
+        "seed {seed:#x}: temporary files prune left behind: {still:?}"
+    );
     let archived = census(&env, "the end").archived;
     eprintln!(
         "crash: seed {seed:#x}: {iterations} iterations in {:?}; {finished_before_kill} finished \
          before the kill, {killed_with_journal} killed with a journal left, \
          {killed_without_journal} killed without one; {} messages ({archived} archived); \
-         {} hidden temporary file(s) left by killed processes",
+         {} hidden temporary file(s) left by killed processes; victims: {victims:?}",
         started.elapsed(),
         appended.len(),
         temp_seen.len()
