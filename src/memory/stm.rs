@@ -197,12 +197,27 @@ pub struct Delivery {
 }
 
 /// How far back a redelivery is looked for: platforms re-send within
-/// minutes; a day is generous.
+/// minutes; a day, or the last thousand lines, is generous, and keeps the
+/// lookup (done under the lock) from growing with a busy day's log.
 const REDELIVERY_WINDOW_HOURS: i64 = 24;
+const REDELIVERY_WINDOW_LINES: usize = 1000;
 
-/// Look a message id up, from the end of STM back a day, then (if STM does
-/// not reach back that far: compaction moved the rest) in the archives of
-/// today and yesterday. Bounded by a day's traffic, not by the log's size.
+/// A line's time, cheaply: this tool and the seed write `ts` first, so it
+/// is read straight from the text; any other line is parsed for it.
+fn line_time(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    if let Some(rest) = text.strip_prefix("{\"ts\":\"")
+        && let Some(ts) = rest.split('"').next()
+        && let Ok(time) = crate::memory::message::parse_ts(ts)
+    {
+        return Some(time);
+    }
+    LineKeys::parse(text.as_bytes())?.time()
+}
+
+/// Look a message id up, from the end of STM back a day (at most a thousand
+/// lines), then (if STM does not reach back that far: compaction moved the
+/// rest) in the archives of today and yesterday. Bounded, whatever the
+/// log's size.
 /// The caller holds the conversation's lock.
 pub fn find_delivery(
     state: &State,
@@ -211,8 +226,14 @@ pub fn find_delivery(
     now: chrono::DateTime<chrono::Utc>,
 ) -> anyhow::Result<Delivery> {
     let mut delivery = Delivery::default();
+    // The id as it appears in a line; lines without it are not parsed.
+    let quoted = serde_json::to_string(msg_id)?;
     // Returns the line's time, for the caller to know how far back it is.
     let mut check = |line: &[u8]| -> Option<chrono::DateTime<chrono::Utc>> {
+        let text = std::str::from_utf8(line).ok()?;
+        if !text.contains(&quoted) {
+            return line_time(text);
+        }
         let keys = LineKeys::parse(line)?;
         if keys.msg_id.as_deref() == Some(msg_id) {
             delivery.logged = true;
@@ -226,9 +247,9 @@ pub fn find_delivery(
     let path = state.layout.messages_file(key);
     let mut reached_start = true;
     if let Some(file) = open_read(&path)? {
-        for item in reverse_lines(file, &path)? {
+        for (scanned, item) in reverse_lines(file, &path)?.enumerate() {
             let (_, line) = item?;
-            if check(&line).is_some_and(|ts| ts < since) {
+            if check(&line).is_some_and(|ts| ts < since) || scanned + 1 >= REDELIVERY_WINDOW_LINES {
                 reached_start = false;
                 break;
             }

@@ -9,13 +9,39 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-/// Create a folder and its parents, each `0700`.
+/// Create a folder and its parents, each `0700`. The folders it creates
+/// are fsynced into their parents, so a new user's folder (and the first
+/// message in it) survives a power cut. An existing folder costs one stat.
 pub fn ensure_dir(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        return Ok(());
+    }
+    // The nearest existing ancestor: everything below it is new.
+    let mut existing = path;
+    while let Some(parent) = existing.parent() {
+        existing = parent;
+        if parent.as_os_str().is_empty() || parent.is_dir() {
+            break;
+        }
+    }
     DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(path)
-        .with_context(|| format!("could not create folder {}", path.display()))
+        .with_context(|| format!("could not create folder {}", path.display()))?;
+    let mut created = path;
+    while created != existing {
+        let Some(parent) = created.parent() else {
+            break;
+        };
+        if !parent.as_os_str().is_empty() {
+            // Best effort: a folder that cannot be opened for sync (some
+            // network file systems) is still created.
+            let _ = File::open(parent).and_then(|dir| dir.sync_all());
+        }
+        created = parent;
+    }
+    Ok(())
 }
 
 /// Create the parent folder of `path` if it is missing.
