@@ -57,7 +57,7 @@ impl Document {
     pub fn render(&self) -> String {
         let mut out = String::from("---\n");
         if !self.front.is_empty() {
-            out.push_str(&serde_yaml::to_string(&self.front).expect("a mapping serialises"));
+            out.push_str(&render_front(&self.front));
         }
         out.push_str("---\n\n");
         out.push_str(self.body.trim_end_matches('\n'));
@@ -105,6 +105,43 @@ impl Document {
     }
 }
 
+/// The frontmatter as YAML that reads back the same. serde_yaml's block
+/// style is the readable default, but a value holding a character YAML
+/// counts as a line break (U+2028, U+0085…) comes out unindented and can
+/// swallow the closing `---`; such a mapping is written one
+/// `"key": "value"` line per entry instead, in JSON syntax (which YAML
+/// reads), with those characters escaped.
+fn render_front(front: &Mapping) -> String {
+    let yaml = serde_yaml::to_string(front).expect("a mapping serialises");
+    if yaml.ends_with('\n') && serde_yaml::from_str::<Mapping>(&yaml).ok().as_ref() == Some(front) {
+        return yaml;
+    }
+    let mut out = String::new();
+    for (key, value) in front {
+        let key = serde_json::to_string(key).expect("a YAML key serialises");
+        let value = serde_json::to_string(value).expect("a YAML value serialises");
+        out.push_str(&format!("{}: {}\n", yaml_safe(&key), yaml_safe(&value)));
+    }
+    out
+}
+
+/// Escape what JSON leaves raw but YAML reads as a line break or refuses.
+fn yaml_safe(json: &str) -> String {
+    json.chars()
+        .map(|c| match c {
+            '\u{7f}'..='\u{9f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{feff}'
+            | '\u{fffe}'
+            | '\u{ffff}' => {
+                format!("\\u{:04x}", c as u32)
+            }
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +159,15 @@ tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Ch
         assert_eq!(again, doc);
         let keys: Vec<_> = again.front.keys().map(|k| k.as_str().unwrap()).collect();
         assert_eq!(keys, ["user_id", "display_name", "channel", "tags"]);
+    }
+
+    #[test]
+    fn a_value_with_a_unicode_line_break_round_trips() {
+        let mut doc = Document::default();
+        doc.set("", "\n\u{2028}");
+        doc.set("note", "a\u{85}b");
+        let again = Document::parse(&doc.render()).unwrap();
+        assert_eq!(again, doc);
     }
 
     #[test]
