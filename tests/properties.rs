@@ -23,10 +23,18 @@ fn config(cases: u32) -> ProptestConfig {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(cases);
+    // A fixed seed, so the suite gives the same verdict on every run (a
+    // rare case found by chance must not fail one CI run in fifty);
+    // PROPTEST_RNG_SEED=<n> explores elsewhere, PROPTEST_CASES deeper.
+    let seed = std::env::var("PROPTEST_RNG_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0x2026_1129);
     ProptestConfig {
         cases,
         // No regression files in the source tree: failures print the input.
         failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         ..ProptestConfig::default()
     }
 }
