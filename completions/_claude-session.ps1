@@ -190,7 +190,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete a topic note')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search profiles, topics and summaries')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export everything of a user')
-            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json from the files')
+            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -430,7 +430,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete a topic note')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search profiles, topics and summaries')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export everything of a user')
-            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json from the files')
+            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -514,7 +514,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete a topic note')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search profiles, topics and summaries')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export everything of a user')
-            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json from the files')
+            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files')
             break
         }
         'claude-session;help;session;status' {

@@ -181,7 +181,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand forget 'Delete a topic note'
             cand search 'Search profiles, topics and summaries'
             cand export 'Export everything of a user'
-            cand reindex 'Rebuild ltm/index.json from the files'
+            cand reindex 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;session;status'= {
@@ -403,7 +403,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand forget 'Delete a topic note'
             cand search 'Search profiles, topics and summaries'
             cand export 'Export everything of a user'
-            cand reindex 'Rebuild ltm/index.json from the files'
+            cand reindex 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;session;help;status'= {
@@ -466,7 +466,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand forget 'Delete a topic note'
             cand search 'Search profiles, topics and summaries'
             cand export 'Export everything of a user'
-            cand reindex 'Rebuild ltm/index.json from the files'
+            cand reindex 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
         }
         &'claude-session;help;session;status'= {
         }

@@ -145,7 +145,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "forget" -d 'Delete a topic note'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "search" -d 'Search profiles, topics and summaries'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "export" -d 'Export everything of a user'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "reindex" -d 'Rebuild ltm/index.json from the files'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -s u -l user -d 'Show this user only' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
@@ -259,7 +259,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete a topic note'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search profiles, topics and summaries'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "export" -d 'Export everything of a user'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "reindex" -d 'Rebuild ltm/index.json from the files'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "ask" -d 'Log a message, answer it with `claude -p` and the user\'s memory, print the reply'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "append" -d 'Log one message (any role), for brokers that call claude themselves'
@@ -278,4 +278,4 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand help; and 
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "forget" -d 'Delete a topic note'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "search" -d 'Search profiles, topics and summaries'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "export" -d 'Export everything of a user'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "reindex" -d 'Rebuild ltm/index.json from the files'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'

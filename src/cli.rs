@@ -453,7 +453,7 @@ pub enum SessionCommand {
         #[arg(long, value_enum, default_value = "dir")]
         format: ExportFormat,
     },
-    /// Rebuild ltm/index.json from the files
+    /// Rebuild ltm/index.json, and the record of who wrote in which group, from the files
     #[command(after_help = "Examples:\n  claude-session --channel slack session reindex")]
     Reindex,
 }

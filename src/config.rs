@@ -262,22 +262,26 @@ impl Config {
             })?;
         // The seed documents stm.maxMessages as the compaction trigger: a
         // seed config that sets only that key means it.
-        if value.pointer("/compacting/threshold").is_none()
+        let threshold_key = if value.pointer("/compacting/threshold").is_none()
             && value.pointer("/stm/maxMessages").is_some()
         {
             config.compacting.threshold = config.stm.max_messages;
-        }
+            "stm.maxMessages"
+        } else {
+            "compacting.threshold"
+        };
         for key in unknown_keys(&value, &defaults, "") {
             diag::warn(format!(
                 "{}: unknown key `{key}` is ignored (check its spelling)",
                 path.display()
             ));
         }
-        config.validate(path)?;
+        config.validate(path, threshold_key)?;
         Ok(config)
     }
 
-    fn validate(&self, path: &Path) -> anyhow::Result<()> {
+    /// `threshold_key` names where the threshold came from, for the error.
+    fn validate(&self, path: &Path, threshold_key: &str) -> anyhow::Result<()> {
         let bad = |message: String| {
             Err(failure(
                 Exit::Usage,
@@ -293,12 +297,12 @@ impl Config {
         let threshold = self.compacting.threshold;
         if threshold > MAX_THRESHOLD {
             return bad(format!(
-                "compacting.threshold is {threshold}; it must be at most {MAX_THRESHOLD}"
+                "{threshold_key} is {threshold}; it must be at most {MAX_THRESHOLD}"
             ));
         }
         if threshold < window {
             return bad(format!(
-                "compacting.threshold ({threshold}) is below stm.contextWindow ({window}); \
+                "{threshold_key} ({threshold}) is below stm.contextWindow ({window}); \
                  compaction keeps the window raw, so the threshold must be at least the window"
             ));
         }
@@ -438,6 +442,14 @@ mod tests {
         let config =
             parse(r#"{"stm": {"maxMessages": 20}, "compacting": {"threshold": 30}}"#).unwrap();
         assert_eq!(config.threshold(), 30);
+    }
+
+    #[test]
+    fn a_low_max_messages_is_named_in_the_error() {
+        let err = parse(r#"{"stm": {"maxMessages": 5}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("stm.maxMessages (5) is below"), "{err}");
     }
 
     #[test]

@@ -499,6 +499,50 @@ fn a_group_conversation_is_shared_and_each_sender_keeps_their_own_profile() {
     assert!(!text.contains("hello from"), "{text}");
 }
 
+/// An old line appended after the first delivery (an import, `append
+/// --ts`) must not hide it from the redelivery lookup.
+#[test]
+fn a_backdated_line_does_not_hide_a_delivery() {
+    let env = TestEnv::new();
+    let first = ask_run(&env, "U1", &["--msg-id", "m1"], &[], "hello");
+    assert_code(&first, 0, "first delivery");
+    let mut backfill = env.cmd();
+    backfill.args([
+        "append",
+        "--user",
+        "U1",
+        "--ts",
+        "2020-01-01T00:00:00Z",
+        "--msg-id",
+        "old-1",
+        "--",
+        "from the old system",
+    ]);
+    assert_code(&run(backfill), 0, "backdated append");
+    let again = ask_run(&env, "U1", &["--msg-id", "m1"], &[], "hello");
+    assert_code(&again, 0, "redelivery");
+    assert_eq!(env.claude_calls(), 1, "the redelivery made no call");
+    assert_eq!(stdout_of(&again), stdout_of(&first));
+    assert_eq!(env.messages("U1").len(), 3, "nothing logged twice");
+    // The same backfill delivered twice is logged once.
+    for _ in 0..2 {
+        let mut backfill = env.cmd();
+        backfill.args([
+            "append",
+            "--user",
+            "U1",
+            "--ts",
+            "2020-01-02T00:00:00Z",
+            "--msg-id",
+            "old-2",
+            "--",
+            "older still",
+        ]);
+        assert_code(&run(backfill), 0, "backfill");
+    }
+    assert_eq!(env.messages("U1").len(), 4);
+}
+
 /// GDPR: erasing a person also takes their lines, and the replies to them,
 /// out of every group they wrote in (log and archive), and a later group
 /// compaction cannot bring their profile back.
@@ -573,6 +617,70 @@ fn erasing_a_user_removes_their_lines_from_groups() {
         );
     run(compact);
     assert!(!env.profile_path("P1").exists(), "P1's profile came back");
+}
+
+/// Group lines written before memberships were recorded (by the seed, or
+/// put there by hand) are found too: in logs by a search, in archives
+/// after `session reindex`.
+#[test]
+fn erase_finds_group_lines_no_membership_records() {
+    let env = TestEnv::new();
+    let line = |id: &str, who: &str, text: &str| {
+        format!(
+            r#"{{"ts":"2026-03-23T03:28:32Z","role":"user","text":"{text}","msgId":"{id}","userId":"{who}"}}"#
+        )
+    };
+    let log = format!(
+        "{}\n{}\n",
+        line("a1", "Z1", "Zed was here"),
+        line("a2", "Z2", "Zoe stays")
+    );
+    write_file(
+        &env.sessions_dir().join("stm/G9/messages.jsonl"),
+        log.as_bytes(),
+    );
+    let archived = format!("{}\n", line("a0", "Z1", "Zed in the archive"));
+    let gz = env
+        .sessions_dir()
+        .join("archive/G9/messages-2026-03-22.jsonl.gz");
+    std::fs::create_dir_all(gz.parent().unwrap()).unwrap();
+    let mut gzip = std::process::Command::new("gzip")
+        .arg("-c")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    gzip.stdin
+        .take()
+        .unwrap()
+        .write_all(archived.as_bytes())
+        .unwrap();
+    let out = gzip.wait_with_output().unwrap();
+    write_file(&gz, &out.stdout);
+
+    let mut reindex = env.cmd();
+    reindex.args(["session", "reindex"]);
+    assert_code(&run(reindex), 0, "reindex");
+    let mut erase = env.cmd();
+    erase.args(["session", "clear", "--user", "Z1", "--all", "--yes"]);
+    assert_code(&run(erase), 0, "erase Z1");
+
+    let texts: Vec<String> = env
+        .messages("G9")
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(texts, ["Zoe stays"]);
+    // The archive held only Zed's line: it is gone with it.
+    if gz.exists() {
+        let after = String::from_utf8(common::gunzip(&gz)).unwrap_or_default();
+        assert!(!after.contains("Zed"), "archived line left: {after}");
+    }
+    assert!(
+        !gz.exists(),
+        "an archive left with no line is removed, not kept empty"
+    );
 }
 
 #[test]

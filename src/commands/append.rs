@@ -39,9 +39,7 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         let _lock = state.lock_user(key)?;
         // A platform re-sending the same event must not log it twice.
         let duplicate = match &message.msg_id {
-            Some(id) => {
-                stm::find_delivery(state, key, id, message.ts.max(chrono::Utc::now()))?.logged
-            }
+            Some(id) => stm::find_delivery(state, key, id, message.ts)?.logged,
             None => false,
         };
         if !duplicate {

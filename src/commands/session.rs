@@ -633,11 +633,12 @@ fn reindex(state: &State, output: Output) -> anyhow::Result<()> {
         ltm::write_index_locked(state, &index)?;
         index
     };
+    let memberships = user_data::rebuild_memberships(state)?;
     if output.json {
-        return print_json(&json!({"entries": index.entries.len()}));
+        return print_json(&json!({"entries": index.entries.len(), "memberships": memberships}));
     }
     print_text(&format!(
-        "rebuilt {} with {} entries",
+        "rebuilt {} with {} entries; {memberships} group membership(s) recorded",
         state.layout.index_file().display(),
         index.entries.len()
     ))

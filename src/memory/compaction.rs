@@ -219,6 +219,15 @@ fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: Date
     let result = (|| -> anyhow::Result<()> {
         let doc = {
             let _lock = state.lock_user(person)?;
+            // A person erased while this compaction ran has no profile, no
+            // STM and no group record left: do not bring them back.
+            let layout = &state.layout;
+            if !layout.profile_file(person).exists()
+                && !layout.stm_dir(person).exists()
+                && !layout.memberships_dir(person).exists()
+            {
+                return Ok(());
+            }
             ltm::merge_facts_locked(state, person, facts, now)?
         };
         if let Some(doc) = doc {

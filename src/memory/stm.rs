@@ -15,17 +15,26 @@ use crate::store::tail::ReverseLines;
 /// lock.
 pub fn append_locked(state: &State, user: &UserId, messages: &[Message]) -> anyhow::Result<()> {
     let lines: Vec<Vec<u8>> = messages.iter().map(Message::to_line).collect();
-    append_raw_locked(state, user, &lines)?;
-    for sender in messages.iter().filter_map(Message::sender) {
-        if let Ok(sender) = UserId::new(sender) {
+    append_raw_locked(state, user, &lines)
+}
+
+/// Append already-validated raw lines (imports keep their bytes). The
+/// groups their senders write in are recorded first, so no line of a
+/// person exists that an erase of that person cannot find.
+pub fn append_raw_locked(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+    for line in lines {
+        if let Some(sender) = Message::parse(line).ok().as_ref().and_then(Message::sender)
+            && let Ok(sender) = UserId::new(sender)
+        {
             record_membership(state, &sender, user)?;
         }
     }
-    Ok(())
+    let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    append_lines(&state.layout.messages_file(user), &refs, state.fsync())
 }
 
-/// Note that `sender` wrote in the group conversation `key` (once), so an
-/// erase of the sender can find their lines there.
+/// Note, once and durably, that `sender` wrote in the group conversation
+/// `key`, so an erase of the sender can find their lines there.
 pub fn record_membership(state: &State, sender: &UserId, key: &UserId) -> anyhow::Result<()> {
     let path = state.layout.membership_file(sender, key);
     if key == sender || path.exists() {
@@ -34,13 +43,15 @@ pub fn record_membership(state: &State, sender: &UserId, key: &UserId) -> anyhow
     crate::store::fs::ensure_parent(&path)?;
     crate::store::fs::open_append(&path)
         .map(drop)
-        .map_err(|e| anyhow::Error::new(e).context(format!("could not create {}", path.display())))
-}
-
-/// Append already-validated raw lines (imports keep their bytes).
-pub fn append_raw_locked(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
-    let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
-    append_lines(&state.layout.messages_file(user), &refs, state.fsync())
+        .map_err(|e| {
+            anyhow::Error::new(e).context(format!("could not create {}", path.display()))
+        })?;
+    if state.fsync()
+        && let Some(parent) = path.parent()
+    {
+        crate::store::fs::sync_dir(parent)?;
+    }
+    Ok(())
 }
 
 /// The last `n` valid messages, oldest first. Lines that do not parse are
@@ -197,67 +208,60 @@ pub struct Delivery {
 }
 
 /// How far back a redelivery is looked for: platforms re-send within
-/// minutes; a day, or the last thousand lines, is generous, and keeps the
-/// lookup (done under the lock) from growing with a busy day's log.
-const REDELIVERY_WINDOW_HOURS: i64 = 24;
+/// minutes, so the last thousand lines of the log are generous, and keep
+/// the lookup (done under the lock) bounded whatever the log's size. Lines
+/// are counted, not timed: imports and `append --ts` put old times at the
+/// end, and must not hide what came before.
 const REDELIVERY_WINDOW_LINES: usize = 1000;
 
-/// A line's time, cheaply: this tool and the seed write `ts` first, so it
-/// is read straight from the text; any other line is parsed for it.
-fn line_time(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
-    if let Some(rest) = text.strip_prefix("{\"ts\":\"")
-        && let Some(ts) = rest.split('"').next()
-        && let Ok(time) = crate::memory::message::parse_ts(ts)
-    {
-        return Some(time);
-    }
-    LineKeys::parse(text.as_bytes())?.time()
-}
-
-/// Look a message id up, from the end of STM back a day (at most a thousand
-/// lines), then (if STM does not reach back that far: compaction moved the
-/// rest) in the archives of today and yesterday. Bounded, whatever the
-/// log's size.
-/// The caller holds the conversation's lock.
+/// Look a message id up in the last lines of STM, then, when STM is shorter
+/// than that (compaction moved the rest), in the archives of yesterday,
+/// today and the message's own day. The caller holds the conversation's
+/// lock.
 pub fn find_delivery(
     state: &State,
     key: &UserId,
     msg_id: &str,
-    now: chrono::DateTime<chrono::Utc>,
+    ts: chrono::DateTime<chrono::Utc>,
 ) -> anyhow::Result<Delivery> {
     let mut delivery = Delivery::default();
     // The id as it appears in a line; lines without it are not parsed.
     let quoted = serde_json::to_string(msg_id)?;
-    // Returns the line's time, for the caller to know how far back it is.
-    let mut check = |line: &[u8]| -> Option<chrono::DateTime<chrono::Utc>> {
-        let text = std::str::from_utf8(line).ok()?;
-        if !text.contains(&quoted) {
-            return line_time(text);
+    let mut check = |line: &[u8]| {
+        if !std::str::from_utf8(line).is_ok_and(|text| text.contains(&quoted)) {
+            return;
         }
-        let keys = LineKeys::parse(line)?;
+        let Some(keys) = LineKeys::parse(line) else {
+            return;
+        };
         if keys.msg_id.as_deref() == Some(msg_id) {
             delivery.logged = true;
         }
         if delivery.reply.is_none() && keys.reply_to.as_deref() == Some(msg_id) {
             delivery.reply = Message::parse(line).ok();
         }
-        keys.time()
     };
-    let since = now - chrono::Duration::hours(REDELIVERY_WINDOW_HOURS);
     let path = state.layout.messages_file(key);
     let mut reached_start = true;
     if let Some(file) = open_read(&path)? {
         for (scanned, item) in reverse_lines(file, &path)?.enumerate() {
-            let (_, line) = item?;
-            if check(&line).is_some_and(|ts| ts < since) || scanned + 1 >= REDELIVERY_WINDOW_LINES {
+            if scanned == REDELIVERY_WINDOW_LINES {
                 reached_start = false;
                 break;
             }
+            check(&item?.1);
         }
     }
     if reached_start {
-        // `since` is a day back: its date is yesterday's.
-        for day in [since.date_naive(), now.date_naive()] {
+        let now = chrono::Utc::now();
+        let mut days = vec![
+            (now - chrono::Duration::days(1)).date_naive(),
+            now.date_naive(),
+            ts.date_naive(),
+        ];
+        days.sort();
+        days.dedup();
+        for day in days {
             let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, day))?;
             for line in &archived.lines {
                 check(line);

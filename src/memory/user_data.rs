@@ -131,7 +131,15 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     // The user's lines in group conversations first, each under that
     // group's lock (never nested in the user's own).
     let mut removed = Vec::new();
-    for group in membership_names(state, user)? {
+    let mut groups = membership_names(state, user)?;
+    // Lines written before memberships were recorded (the seed, an older
+    // version): every short-term log is looked at too.
+    for group in logs_mentioning(state, user)? {
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    for group in groups {
         removed.extend(erase_from_group(state, user, &group)?);
     }
     let lock = state.lock_user(user)?;
@@ -175,18 +183,71 @@ fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>>
     )
 }
 
+/// Conversations other than the user's own whose log holds a line the user
+/// sent or that answers them.
+fn logs_mentioning(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>> {
+    let quoted = serde_json::to_string(user.as_str())?;
+    let mut found = Vec::new();
+    for key in stm::users(state)? {
+        if &key == user {
+            continue;
+        }
+        let bytes = read_optional(&state.layout.messages_file(&key))?.unwrap_or_default();
+        let mentions = bytes.split(|&b| b == b'\n').any(|line| {
+            std::str::from_utf8(line).is_ok_and(|text| text.contains(&quoted))
+                && is_about(line, user)
+        });
+        if mentions {
+            found.push(key);
+        }
+    }
+    Ok(found)
+}
+
+/// A line the user sent in a group, or a reply to them there.
+fn is_about(line: &[u8], user: &UserId) -> bool {
+    Message::parse(line).is_ok_and(|m| {
+        m.sender() == Some(user.as_str())
+            || m.extra.get("askedBy").and_then(Value::as_str) == Some(user.as_str())
+    })
+}
+
+/// Record, from the logs and archives, every group each person wrote in
+/// (`session reindex`): for state dirs written before memberships were
+/// kept, so that an erase reaches archived group lines too. Returns how
+/// many memberships there are.
+pub fn rebuild_memberships(state: &State) -> anyhow::Result<usize> {
+    let mut count = 0;
+    for key in summaries::users_with_history(state)? {
+        let mut senders = std::collections::BTreeSet::new();
+        let stm = read_optional(&state.layout.messages_file(&key))?.unwrap_or_default();
+        let lines = stm
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .chain(archived_lines(state, &key)?);
+        for line in lines {
+            if let Ok(message) = Message::parse(&line)
+                && let Some(sender) = message.sender().and_then(|s| UserId::new(s).ok())
+                && sender != key
+            {
+                senders.insert(sender);
+            }
+        }
+        for sender in senders {
+            stm::record_membership(state, &sender, &key)?;
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
 /// Remove the lines a user sent, and the replies to them (`askedBy`), from
 /// a group's log and archives. The group's summary is the LLM's prose and
 /// is left as it is.
 fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     let _lock = state.lock_user(group)?;
     compaction::recover_locked(state, group)?;
-    let about_user = |line: &[u8]| {
-        Message::parse(line).is_ok_and(|m| {
-            m.sender() == Some(user.as_str())
-                || m.extra.get("askedBy").and_then(Value::as_str) == Some(user.as_str())
-        })
-    };
+    let about_user = |line: &[u8]| is_about(line, user);
     let mut changed = Vec::new();
     let log = state.layout.messages_file(group);
     if let Some(bytes) = read_optional(&log)? {

@@ -118,11 +118,32 @@ fn render_front(front: &Mapping) -> String {
     }
     let mut out = String::new();
     for (key, value) in front {
-        let key = serde_json::to_string(key).expect("a YAML key serialises");
-        let value = serde_json::to_string(value).expect("a YAML value serialises");
-        out.push_str(&format!("{}: {}\n", yaml_safe(&key), yaml_safe(&value)));
+        out.push_str(&render_entry(key, value));
     }
     out
+}
+
+/// One `key: value` line in JSON syntax when that reads back the same;
+/// otherwise (a tag, NaN, a non-string key inside) serde_yaml's own text
+/// for the entry, never glued to what follows.
+fn render_entry(key: &Value, value: &Value) -> String {
+    let json =
+        serde_json::to_string(key).and_then(|k| serde_json::to_string(value).map(|v| (k, v)));
+    if let Ok((key_json, value_json)) = json {
+        let line = format!("{}: {}\n", yaml_safe(&key_json), yaml_safe(&value_json));
+        let mut single = Mapping::new();
+        single.insert(key.clone(), value.clone());
+        if serde_yaml::from_str::<Mapping>(&line).ok() == Some(single) {
+            return line;
+        }
+    }
+    let mut single = Mapping::new();
+    single.insert(key.clone(), value.clone());
+    let mut text = serde_yaml::to_string(&single).unwrap_or_default();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
 }
 
 /// Escape what JSON leaves raw but YAML reads as a line break or refuses.
@@ -168,6 +189,23 @@ tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Ch
         doc.set("note", "a\u{85}b");
         let again = Document::parse(&doc.render()).unwrap();
         assert_eq!(again, doc);
+    }
+
+    #[test]
+    fn odd_values_beside_a_line_break_neither_panic_nor_glue() {
+        let text = "---\nweird: {[1, 2]: x}\nn: .nan\nnote: \"\\n\\u2028\"\n---\n\nbody\n";
+        let doc = Document::parse(text).unwrap();
+        let rendered = doc.render();
+        let again = Document::parse(&rendered).unwrap();
+        assert_eq!(again.body, "body\n");
+        assert_eq!(again.get_text("note").as_deref(), Some("\n\u{2028}"));
+        assert!(
+            again
+                .front
+                .get("n")
+                .and_then(Value::as_f64)
+                .is_some_and(f64::is_nan)
+        );
     }
 
     #[test]
