@@ -24,7 +24,9 @@ impl Progress {
 
     pub fn step(&self) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if !self.shown {
+        // Redraw once per percent: 50,000 users need not mean 50,000 writes.
+        let percent = |n: usize| n * 100 / self.total.max(1);
+        if !self.shown || (done < self.total && percent(done) == percent(done - 1)) {
             return;
         }
         let width = 30;
