@@ -12,25 +12,37 @@ use crate::store::jsonl::append_lines;
 use crate::store::tail::ReverseLines;
 
 /// Append messages to the user's (or group's) log. The caller holds its
-/// lock.
+/// lock. The groups their senders write in are recorded first, so no line
+/// of a person exists that an erase of that person cannot find.
 pub fn append_locked(state: &State, user: &UserId, messages: &[Message]) -> anyhow::Result<()> {
+    for message in messages {
+        record_sender(state, message, user)?;
+    }
     let lines: Vec<Vec<u8>> = messages.iter().map(Message::to_line).collect();
-    append_raw_locked(state, user, &lines)
+    write_lines(state, user, &lines)
 }
 
-/// Append already-validated raw lines (imports keep their bytes). The
-/// groups their senders write in are recorded first, so no line of a
-/// person exists that an erase of that person cannot find.
+/// Append already-validated raw lines (imports keep their bytes), with
+/// their senders' memberships recorded first, as [`append_locked`].
 pub fn append_raw_locked(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
     for line in lines {
-        if let Some(sender) = Message::parse(line).ok().as_ref().and_then(Message::sender)
-            && let Ok(sender) = UserId::new(sender)
-        {
-            record_membership(state, &sender, user)?;
+        if let Ok(message) = Message::parse(line) {
+            record_sender(state, &message, user)?;
         }
     }
+    write_lines(state, user, lines)
+}
+
+fn write_lines(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
     let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
     append_lines(&state.layout.messages_file(user), &refs, state.fsync())
+}
+
+fn record_sender(state: &State, message: &Message, key: &UserId) -> anyhow::Result<()> {
+    match message.sender().and_then(|s| UserId::new(s).ok()) {
+        Some(sender) => record_membership(state, &sender, key),
+        None => Ok(()),
+    }
 }
 
 /// Note, once and durably, that `sender` wrote in the group conversation
