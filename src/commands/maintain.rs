@@ -103,6 +103,12 @@ impl Llm<'_> {
             .is_ok()
     }
 
+    /// The claude for the next call, or `None` when a cap says to stop.
+    fn next_call(&self) -> anyhow::Result<Option<Claude>> {
+        let claude = self.claude()?;
+        Ok(self.reserve().then_some(claude))
+    }
+
     fn paid(&self, cost: Option<f64>) {
         if let Some(cost) = cost {
             *self.cost.lock().expect("cost lock") += cost;
@@ -330,10 +336,7 @@ fn compact(
     };
     let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
         // Each call of a compaction (a backlog takes several) is reserved.
-        let gate = || {
-            let claude = llm.claude()?;
-            Ok(llm.reserve().then_some(claude))
-        };
+        let gate = || llm.next_call();
         let outcome = match compaction::compact_user(state, user, &gate, options) {
             Err(e) if crate::error::exit_code_of(&e) == Exit::OverBudget => return Ok(Done::Left),
             other => other?,
@@ -373,13 +376,9 @@ fn daily(
         ));
         return Ok(());
     }
-    let mut due: Vec<(UserId, chrono::NaiveDate)> = Vec::new();
-    for user in summaries::users_with_history(state)? {
-        match summaries::daily_due(state, &user, now, args.force) {
-            Ok(days) => due.extend(days.into_iter().map(|d| (user.clone(), d))),
-            Err(e) => report.error(&user, &e),
-        }
-    }
+    let due = due_per_user(state, report, |user| {
+        summaries::daily_due(state, user, now, args.force)
+    })?;
     let results = in_parallel(args.jobs, due, "daily", |(user, day)| {
         let what = format!("{user} {}", day.format("%Y-%m-%d"));
         let messages = summaries::messages_of_day(state, user, *day)?;
@@ -389,10 +388,9 @@ fn daily(
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {what}")));
         }
-        let claude = llm.claude()?;
-        if !llm.reserve() {
+        let Some(claude) = llm.next_call()? else {
             return Ok(Done::Left);
-        }
+        };
         let reply: Reply = summaries::write_daily(state, user, *day, &messages, &claude, now)?;
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {what}")))
@@ -408,27 +406,39 @@ fn weekly(
     llm: &Llm,
     report: &mut TaskReport,
 ) -> anyhow::Result<()> {
-    let mut due: Vec<(UserId, Week)> = Vec::new();
-    for user in summaries::users_with_history(state)? {
-        match summaries::weekly_due(state, &user, now, args.force) {
-            Ok(weeks) => due.extend(weeks.into_iter().map(|w| (user.clone(), w))),
-            Err(e) => report.error(&user, &e),
-        }
-    }
+    let due = due_per_user(state, report, |user| {
+        summaries::weekly_due(state, user, now, args.force)
+    })?;
     let results = in_parallel(args.jobs, due, "weekly", |(user, week)| {
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {user} {week}")));
         }
-        let claude = llm.claude()?;
-        if !llm.reserve() {
+        let Some(claude) = llm.next_call()? else {
             return Ok(Done::Left);
-        }
+        };
         let reply = summaries::write_weekly(state, user, *week, &claude, now)?;
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {user} {week}")))
     });
     tally(results, report);
     Ok(())
+}
+
+/// The summary work due for every user with history; a user whose files
+/// cannot be read is reported and the others go on.
+fn due_per_user<T>(
+    state: &State,
+    report: &mut TaskReport,
+    due: impl Fn(&UserId) -> anyhow::Result<Vec<T>>,
+) -> anyhow::Result<Vec<(UserId, T)>> {
+    let mut items = Vec::new();
+    for user in summaries::users_with_history(state)? {
+        match due(&user) {
+            Ok(found) => items.extend(found.into_iter().map(|item| (user.clone(), item))),
+            Err(e) => report.error(&user, &e),
+        }
+    }
+    Ok(items)
 }
 
 fn prune(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
