@@ -211,11 +211,15 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     Ok(users)
 }
 
-/// What the log holds for one platform message id: was it logged, and
-/// which reply answers it (`replyTo`).
+/// What the log holds for one platform message id: was it logged (and
+/// with which text), and which reply answers it: the assistant line whose
+/// `replyTo` names it, or, as the seed logs answers without `replyTo`, an
+/// assistant line without one right after the message.
 #[derive(Debug, Default)]
 pub struct Delivery {
     pub logged: bool,
+    /// The text the id was first logged with.
+    pub text: Option<String>,
     pub reply: Option<Message>,
 }
 
@@ -239,7 +243,8 @@ pub fn find_delivery(
     let mut delivery = Delivery::default();
     // The id as it appears in a line; lines without it are not parsed.
     let quoted = serde_json::to_string(msg_id)?;
-    let mut check = |line: &[u8]| {
+    // `line`, and the line after it in the file (for a seed answer).
+    let mut check = |line: &[u8], next: Option<&[u8]>| {
         if !std::str::from_utf8(line).is_ok_and(|text| text.contains(&quoted)) {
             return;
         }
@@ -249,19 +254,35 @@ pub fn find_delivery(
         if keys.msg_id.as_deref() == Some(msg_id) {
             delivery.logged = true;
         }
-        if delivery.reply.is_none() && keys.reply_to.as_deref() == Some(msg_id) {
+        if keys.msg_id.as_deref() == Some(msg_id) && keys.role.as_deref() == Some("user") {
+            if delivery.text.is_none() {
+                delivery.text = Message::parse(line).ok().map(|m| m.text);
+            }
+            if delivery.reply.is_none()
+                && let Some(next) = next.and_then(|n| Message::parse(n).ok())
+                && next.role == crate::memory::message::Role::Assistant
+                && next.extra.get("replyTo").is_none_or(|r| r.as_str() == Some(msg_id))
+            {
+                delivery.reply = Some(next);
+            }
+        }
+        if keys.reply_to.as_deref() == Some(msg_id) {
+            // The explicit `replyTo` wins over a seed-style neighbour.
             delivery.reply = Message::parse(line).ok();
         }
     };
     let path = state.layout.messages_file(key);
     let mut reached_start = true;
     if let Some(file) = open_read(&path)? {
+        let mut after: Option<Vec<u8>> = None;
         for (scanned, item) in reverse_lines(file, &path)?.enumerate() {
             if scanned == REDELIVERY_WINDOW_LINES {
                 reached_start = false;
                 break;
             }
-            check(&item?.1);
+            let line = item?.1;
+            check(&line, after.as_deref());
+            after = Some(line);
         }
     }
     if reached_start {
@@ -275,8 +296,8 @@ pub fn find_delivery(
         days.dedup();
         for day in days {
             let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, day))?;
-            for line in &archived.lines {
-                check(line);
+            for (i, line) in archived.lines.iter().enumerate() {
+                check(line, archived.lines.get(i + 1).map(Vec::as_slice));
             }
         }
     }

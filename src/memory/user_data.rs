@@ -56,6 +56,17 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
     paths
 }
 
+/// Whether anything is stored under this id: a log, profile, summaries,
+/// archive, or lines in a group. Read commands refuse an id without any,
+/// and create nothing (not even a lock file) for it.
+pub fn has_data(state: &State, user: &UserId) -> bool {
+    let layout = &state.layout;
+    data_paths(state, user)
+        .iter()
+        .chain(std::iter::once(&layout.memberships_dir(user)))
+        .any(|path| std::fs::symlink_metadata(path).is_ok())
+}
+
 /// Numbers for one user.
 pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<UserStats> {
     let mut stats = UserStats {
