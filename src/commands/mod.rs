@@ -32,7 +32,9 @@ pub struct Output {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let output = Output { json: cli.json };
     // `ask` and `append` create the state dir on first use, as brokers
-    // need; every other command refuses one nobody has written.
+    // need, and so do an admin's `profile --set` and `topic set` (which
+    // write what they were given); every other command refuses a state
+    // dir nobody has written.
     let state = |creates: bool| open_state(&cli, creates);
     match &cli.command {
         Command::Append(args) => append::run(&state(true)?, args, output),
@@ -40,7 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(args) => context::run(&state(args.show_config)?, args, output),
         Command::Compact(args) => compact::run(&state(false)?, args, output),
         Command::Maintain(args) => maintain::run(&state(false)?, args, output),
-        Command::Session(args) => session::run(&state(false)?, args, output),
+        Command::Session(args) => session::run(&state(session::writes(args))?, args, output),
     }
 }
 

@@ -21,6 +21,18 @@ use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
 use crate::store::fs::read_optional_text;
 
+/// Whether this subcommand writes what it was given (and so may start a
+/// new state dir), rather than reading or managing what is there.
+pub fn writes(args: &SessionArgs) -> bool {
+    match &args.command {
+        SessionCommand::Profile { set, edit, .. } => set.is_some() || *edit,
+        SessionCommand::Topic {
+            command: TopicCommand::Set { .. },
+        } => true,
+        _ => false,
+    }
+}
+
 pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<()> {
     let style = Style::detect();
     match &args.command {
