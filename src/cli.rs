@@ -485,6 +485,32 @@ pub enum TopicCommand {
     },
 }
 
+impl Command {
+    /// Every user id and conversation key given on the command line.
+    pub fn user_ids(&self) -> Vec<&UserId> {
+        fn message(m: &MessageArgs) -> Vec<&UserId> {
+            std::iter::once(&m.user).chain(m.conversation.as_ref()).collect()
+        }
+        match self {
+            Command::Ask(args) => message(&args.message),
+            Command::Append(args) => message(&args.message),
+            Command::Context(args) => args.user.iter().chain(&args.conversation).collect(),
+            Command::Compact(args) => args.user.iter().chain(&args.conversation).collect(),
+            Command::Maintain(_) => Vec::new(),
+            Command::Session(args) => match &args.command {
+                SessionCommand::Status { user } => user.iter().collect(),
+                SessionCommand::Show {
+                    user, conversation, ..
+                } => user.iter().chain(conversation).collect(),
+                SessionCommand::Clear { user, .. }
+                | SessionCommand::Profile { user, .. }
+                | SessionCommand::Export { user, .. } => vec![user],
+                _ => Vec::new(),
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum UserSort {
     Activity,

@@ -52,9 +52,11 @@ pub struct EffectiveStateDir {
 }
 
 impl EffectiveStateDir {
-    /// Whether `sessions/` exists in it: a state dir somebody has used.
+    /// Whether `sessions/` (or the broker logs' `logs/`) exists in it: a
+    /// state dir somebody has used, not a typo.
     pub fn in_use(&self) -> bool {
-        Layout::new(&self.path).sessions_dir().is_dir()
+        let layout = Layout::new(&self.path);
+        layout.sessions_dir().is_dir() || layout.logs_dir().is_dir()
     }
 
     /// What to check when the state dir turns out not to exist.
@@ -84,7 +86,7 @@ impl EffectiveStateDir {
         Err(failure(
             Exit::State,
             format!(
-                "no state dir at {} (from {}): it has no sessions/ folder; {}. \
+                "no state dir at {} (from {}): it has no sessions/ (nor logs/) folder; {}. \
                  `ask` and `append` create a state dir on first use; other commands never do",
                 self.path.display(),
                 self.source,

@@ -212,7 +212,7 @@ fn no_state_dir_is_an_error_and_creates_nothing() {
         .stdout("")
         .stderr(
             predicate::str::contains(env.state_dir().display().to_string())
-                .and(predicate::str::contains("no sessions/ folder"))
+                .and(predicate::str::contains("no sessions/"))
                 .and(predicate::str::contains("check the --state-dir path")),
         );
     assert!(!env.state_dir().exists());

@@ -54,7 +54,12 @@ pub fn effective_state_dir(cli: &Cli) -> anyhow::Result<EffectiveStateDir> {
 
 fn open_state(cli: &Cli, may_be_new: bool) -> anyhow::Result<State> {
     let dir = effective_state_dir(cli)?;
-    if !may_be_new {
+    if !may_be_new && !dir.in_use() {
+        // No seed folder can be there: an id outside the rules is the
+        // first thing to report.
+        for user in cli.command.user_ids() {
+            user.require_id_rules()?;
+        }
         dir.require_in_use()?;
     }
     State::open(dir, cli.channel.clone())

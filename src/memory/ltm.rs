@@ -355,7 +355,7 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
             };
             let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
             let entry = if kind == "user" {
-                match UserId::new(&name) {
+                match UserId::seed_folder(&name) {
                     Ok(user) => IndexEntry::for_user(&user, &doc),
                     Err(_) => continue,
                 }

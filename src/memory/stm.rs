@@ -189,13 +189,15 @@ pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
     })
 }
 
-/// Every user with an STM folder, sorted. Folders whose names are not
-/// valid ids (left by hand or by another tool) are skipped.
+/// Every user with an STM folder, sorted.
 pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
     list_user_dirs(&state.layout.stm_root())
 }
 
-/// Valid user ids among the folder names in `dir`, sorted.
+/// The user folders in `dir`, sorted. A folder the seed made for an id
+/// outside this tool's id rules (`Kevin Lee`, `fan#1`) is listed, with a
+/// warning once per run; one that is no safe path component (or not
+/// UTF-8) is skipped with a warning.
 pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
@@ -203,12 +205,46 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
         if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        if let Some(user) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok()) {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            warn_once(format!(
+                "{}: a folder name that is not UTF-8; skipped (rename it to the user's id)",
+                entry.path().display()
+            ));
+            continue;
+        };
+        if let Ok(user) = UserId::new(name) {
             users.push(user);
+            continue;
+        }
+        match UserId::seed_folder(name) {
+            Ok(user) => {
+                warn_once(format!(
+                    "{}: the user folder {name:?} is outside this tool's id rules (the seed \
+                     library made it); it is listed and maintained, and admin commands reach it \
+                     with --user {name:?}, but ask and append refuse the id: have the broker \
+                     use the platform's id, or export and erase it",
+                    dir.display()
+                ));
+                users.push(user);
+            }
+            // `.locks`, `.tmp` and the like are this tool's own.
+            Err(_) if name.starts_with('.') => {}
+            Err(e) => warn_once(format!("{}: skipped: {e:#}", entry.path().display())),
         }
     }
     users.sort();
     Ok(users)
+}
+
+/// A warning said once per process, however many listings meet its cause.
+fn warn_once(message: String) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.contains(&message) {
+        diag::warn(&message);
+        said.push(message);
+    }
 }
 
 /// What the log holds for one platform message id: was it logged (and

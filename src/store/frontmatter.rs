@@ -266,17 +266,26 @@ fn reads_back_bare(s: &str) -> bool {
     !s.is_empty()
         && s.trim() == s
         && !matches!(s, "true" | "false")
-        && !s.bytes().all(|b| b.is_ascii_digit())
-        && !is_number_text(s)
+        // Numbers read back as numbers: only plain digits keep their text.
+        && (is_plain_number(s) || !is_number_text(s))
         && !(s.starts_with('[') && s.ends_with(']'))
         && !s.starts_with(['"', '\'', '{'])
         && !s.chars().any(breaks_a_line)
 }
 
+/// Digits that read back as the same text through a number (`123456789`,
+/// a numeric platform id), as the seed's `parseInt` and this module read
+/// them; `0123` is not one.
+fn is_plain_number(s: &str) -> bool {
+    s.parse::<u64>().is_ok_and(|n| n.to_string() == s)
+}
+
 /// An item of a flow list the seed splits on commas.
 fn is_bare_list_item(item: &Value) -> bool {
     match item {
-        Value::String(s) => reads_back_bare(s) && !s.contains([',', '[', ']']),
+        Value::String(s) => {
+            reads_back_bare(s) && !s.contains([',', '[', ']']) && !is_number_text(s)
+        }
         _ => false,
     }
 }
@@ -344,6 +353,52 @@ tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Ch
                 .and_then(Value::as_f64)
                 .is_some_and(f64::is_nan)
         );
+    }
+
+    /// Issue 17: what YAML misreads in a seed profile reads as the seed
+    /// reads it, and this tool's older YAML files read as before.
+    #[test]
+    fn seed_values_read_as_the_seed_reads_them() {
+        let doc = Document::parse(
+            "---\nuser_id: 123456789\ndisplay_name: #1 Fan\nnote: Kev: the [best] @home *\n\
+             tags: [toeic, student]\nempty: []\nzero: 0123\n---\n\nbody\n",
+        )
+        .unwrap();
+        assert_eq!(doc.get_text("user_id").as_deref(), Some("123456789"));
+        assert_eq!(doc.get_str("display_name"), Some("#1 Fan"));
+        assert_eq!(doc.get_str("note"), Some("Kev: the [best] @home *"));
+        assert_eq!(doc.get_str_list("tags"), ["toeic", "student"]);
+        assert!(doc.get_str_list("empty").is_empty());
+        assert_eq!(doc.get_text("zero").as_deref(), Some("0123"));
+
+        let older = Document::parse(
+            "---\nuser_id: '123456789'\ndisplay_name: Kevin\ntags:\n- toeic\n- exam\n---\n\nb\n",
+        )
+        .unwrap();
+        assert_eq!(older.get_text("user_id").as_deref(), Some("123456789"));
+        assert_eq!(older.get_str_list("tags"), ["toeic", "exam"]);
+    }
+
+    #[test]
+    fn writes_flow_lists_and_bare_values_where_unambiguous() {
+        let mut doc = Document::default();
+        doc.set("user_id", "123456789");
+        doc.set("display_name", "Kev: the [best] @home *");
+        doc.set("tags", Value::Sequence(vec!["toeic".into(), "student".into()]));
+        doc.set("zero", "0123");
+        doc.set("flag", "true");
+        doc.set("padded", " x ");
+        let text = doc.render();
+        assert!(text.contains("\nuser_id: 123456789\n"), "{text}");
+        assert!(text.contains("\ndisplay_name: Kev: the [best] @home *\n"), "{text}");
+        assert!(text.contains("\ntags: [toeic, student]\n"), "{text}");
+        assert!(text.contains("\nzero: \"0123\"\n"), "{text}");
+        assert!(text.contains("\nflag: \"true\"\n"), "{text}");
+        assert!(text.contains("\npadded: \" x \"\n"), "{text}");
+        let again = Document::parse(&text).unwrap();
+        for key in ["user_id", "display_name", "zero", "flag", "padded"] {
+            assert_eq!(again.get_text(key), doc.get_text(key), "{key}");
+        }
     }
 
     #[test]
