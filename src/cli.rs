@@ -489,7 +489,9 @@ impl Command {
     /// Every user id and conversation key given on the command line.
     pub fn user_ids(&self) -> Vec<&UserId> {
         fn message(m: &MessageArgs) -> Vec<&UserId> {
-            std::iter::once(&m.user).chain(m.conversation.as_ref()).collect()
+            std::iter::once(&m.user)
+                .chain(m.conversation.as_ref())
+                .collect()
         }
         match self {
             Command::Ask(args) => message(&args.message),

@@ -471,8 +471,21 @@ mod tests {
             assert!(!id.follows_id_rules(), "{name}");
             assert!(id.require_id_rules().is_err());
         }
-        for name in ["", ".", "..", ".x", "a/b", "a\0b", "a\nb", "logs", &"x".repeat(256)] {
-            assert!(UserId::seed_folder(name).is_err(), "{name:?} should be refused");
+        for name in [
+            "",
+            ".",
+            "..",
+            ".x",
+            "a/b",
+            "a\0b",
+            "a\nb",
+            "logs",
+            &"x".repeat(256),
+        ] {
+            assert!(
+                UserId::seed_folder(name).is_err(),
+                "{name:?} should be refused"
+            );
         }
         assert!(UserId::seed_folder("U1").unwrap().follows_id_rules());
     }

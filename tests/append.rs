@@ -452,7 +452,10 @@ fn neither_state_dir_nor_channel_uses_the_default_state_dir() {
     let home_default = env
         .home()
         .join(".local/state/claude-session/sessions/stm/U1/messages.jsonl");
-    assert!(home_default.exists(), "not in ~/.local/state/claude-session");
+    assert!(
+        home_default.exists(),
+        "not in ~/.local/state/claude-session"
+    );
     assert!(!env.dir.path().join(".claude").exists());
 
     let xdg = env.dir.path().join("xdg-state");

@@ -231,7 +231,11 @@ fn an_unknown_user_is_exit_9_and_creates_nothing() {
         .stdout("")
         .stderr(predicate::str::contains("\"U1\"").and(predicate::str::contains("session users")));
     assert!(!env.stm_dir("U1").exists());
-    let locks = env.sessions_dir().join(".locks").join("users").join("U1.lock");
+    let locks = env
+        .sessions_dir()
+        .join(".locks")
+        .join("users")
+        .join("U1.lock");
     assert!(!locks.exists(), "a lock file was made for an unknown id");
 }
 

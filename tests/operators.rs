@@ -36,15 +36,10 @@ fn read_commands_and_maintain_refuse_a_state_dir_that_does_not_exist() {
         &["maintain", "--dry-run"],
         &["compact", "--all"],
     ] {
-        env.cmd()
-            .args(args)
-            .assert()
-            .code(3)
-            .stdout("")
-            .stderr(
-                predicate::str::contains(env.state_dir().display().to_string())
-                    .and(predicate::str::contains("check the --state-dir path")),
-            );
+        env.cmd().args(args).assert().code(3).stdout("").stderr(
+            predicate::str::contains(env.state_dir().display().to_string())
+                .and(predicate::str::contains("check the --state-dir path")),
+        );
         assert!(!env.state_dir().exists(), "{args:?} created the state dir");
     }
     // The variable is named as the source when it gave the path.
@@ -98,7 +93,11 @@ fn ask_and_append_create_the_state_dir_on_first_use() {
         assert_eq!(env.messages("U1")[0]["text"], "hello", "{first}");
         // Then the read commands work on it.
         env.cmd().args(["session", "users"]).assert().success();
-        env.cmd().args(["maintain", "-q"]).assert().success().stdout("");
+        env.cmd()
+            .args(["maintain", "-q"])
+            .assert()
+            .success()
+            .stdout("");
     }
 }
 
@@ -113,18 +112,23 @@ fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
         &["session", "status", "--user", "ghost"][..],
         &["session", "show", "--user", "ghost"],
         &["session", "show", "--conversation", "ghost"],
-        &["session", "export", "--user", "ghost", "--out", out.to_str().unwrap()],
+        &[
+            "session",
+            "export",
+            "--user",
+            "ghost",
+            "--out",
+            out.to_str().unwrap(),
+        ],
         &["session", "clear", "--user", "ghost", "--yes"],
         &["session", "clear", "--user", "ghost", "--all", "--yes"],
         &["context", "--user", "ghost"],
         &["compact", "--user", "ghost"],
     ] {
-        env.cmd()
-            .args(args)
-            .assert()
-            .code(9)
-            .stdout("")
-            .stderr(predicate::str::contains("\"ghost\"").and(predicate::str::contains("nothing is stored")));
+        env.cmd().args(args).assert().code(9).stdout("").stderr(
+            predicate::str::contains("\"ghost\"")
+                .and(predicate::str::contains("nothing is stored")),
+        );
     }
     assert!(!out.exists(), "an empty export was written");
     let locks = env.sessions_dir().join(".locks");
@@ -170,12 +174,18 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
     env.cmd()
         .args(["maintain", "-q", "--claude-bin"])
         .arg(fake_claude())
-        .env("FAKE_CLAUDE_REPLY", r#"{"summary":"They talked.","facts":{}}"#)
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            r#"{"summary":"They talked.","facts":{}}"#,
+        )
         .assert()
         .success()
         .stdout("")
         .stderr("");
-    assert!(env.stm_dir("U1").join("summary.md").exists(), "it did the work");
+    assert!(
+        env.stm_dir("U1").join("summary.md").exists(),
+        "it did the work"
+    );
     // A second, idle run: still nothing.
     env.cmd()
         .args(["maintain", "-q", "--claude-bin"])
@@ -191,13 +201,28 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
     }
     let out = env
         .cmd()
-        .args(["maintain", "-q", "--only", "compact", "--claude-bin", "/nonexistent/claude"])
+        .args([
+            "maintain",
+            "-q",
+            "--only",
+            "compact",
+            "--claude-bin",
+            "/nonexistent/claude",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(5), "{}", stderr_of(&out));
     assert_eq!(stdout_of(&out), "");
-    assert!(stderr_of(&out).contains("compact: U1:"), "{}", stderr_of(&out));
-    assert!(stderr_of(&out).contains("does not exist"), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("compact: U1:"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(
+        stderr_of(&out).contains("does not exist"),
+        "{}",
+        stderr_of(&out)
+    );
 }
 
 #[test]
@@ -219,7 +244,15 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
     let now = "2026-03-22T12:00:00Z";
     let out = env
         .cmd()
-        .args(["--json", "maintain", "--dry-run", "--only", "compact,daily", "--now", now])
+        .args([
+            "--json",
+            "maintain",
+            "--dry-run",
+            "--only",
+            "compact,daily",
+            "--now",
+            now,
+        ])
         .output()
         .unwrap();
     let report = json_of(&out);
@@ -228,7 +261,14 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
     assert_eq!(report["llmCalls"], 0);
     let text = env
         .cmd()
-        .args(["maintain", "--dry-run", "--only", "compact,daily", "--now", now])
+        .args([
+            "maintain",
+            "--dry-run",
+            "--only",
+            "compact,daily",
+            "--now",
+            now,
+        ])
         .output()
         .unwrap();
     assert!(
@@ -266,7 +306,15 @@ fn ask_json_flags_a_replay_a_conflict_and_a_budget_stop() {
 
     // The same id, other text: not silently the old reply.
     let reused = ask(&env)
-        .args(["--json", "--user", "U1", "--msg-id", "m1", "--", "something else"])
+        .args([
+            "--json",
+            "--user",
+            "U1",
+            "--msg-id",
+            "m1",
+            "--",
+            "something else",
+        ])
         .output()
         .unwrap();
     assert!(reused.status.success());
@@ -301,7 +349,15 @@ fn append_reply_to_logs_replies_as_ask_does_and_redelivery_works() {
         .assert()
         .success();
     env.cmd()
-        .args(["append", "--user", "U1", "--role", "assistant", "--reply-to", "1711.1"])
+        .args([
+            "append",
+            "--user",
+            "U1",
+            "--role",
+            "assistant",
+            "--reply-to",
+            "1711.1",
+        ])
         .args(["--", "Hello!"])
         .assert()
         .success();
@@ -339,12 +395,24 @@ fn append_reply_to_logs_replies_as_ask_does_and_redelivery_works() {
 fn a_negative_id_is_accepted_wherever_an_id_goes() {
     let env = TestEnv::new();
     env.cmd()
-        .args(["append", "--user", "-42", "--msg-id", "-7", "--thread", "-1", "--group", "-100"])
+        .args([
+            "append", "--user", "-42", "--msg-id", "-7", "--thread", "-1", "--group", "-100",
+        ])
         .args(["--", "hi"])
         .assert()
         .success();
     env.cmd()
-        .args(["append", "--user", "-42", "--role", "assistant", "--reply-to", "-7", "--", "yo"])
+        .args([
+            "append",
+            "--user",
+            "-42",
+            "--role",
+            "assistant",
+            "--reply-to",
+            "-7",
+            "--",
+            "yo",
+        ])
         .assert()
         .success();
     let log = env.messages("-42");

@@ -213,7 +213,9 @@ fn the_index_is_read_and_written_in_the_seed_schema() {
         let entries = index["entries"].as_array().unwrap();
         assert!(entries.len() >= 6, "{round}: {index}");
         for entry in entries {
-            let kind = entry["type"].as_str().unwrap_or_else(|| panic!("{round}: {entry}"));
+            let kind = entry["type"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{round}: {entry}"));
             assert!(matches!(kind, "user" | "topic"), "{round}: {entry}");
             let path = entry["path"].as_str().unwrap();
             assert!(path.starts_with("ltm/"), "{round}: {entry}");
@@ -260,22 +262,48 @@ fn what_this_tool_writes_the_seed_reads_the_same() {
     let profile = read(&env.profile_path("123456789"));
     let (meta, body) = seed::parse_frontmatter(&profile);
     assert_eq!(seed::tags(&meta), ["toeic", "student"], "{profile}");
-    assert_eq!(seed::text(&meta, "user_id").as_deref(), Some("123456789"), "{profile}");
-    assert_eq!(seed::text(&meta, "display_name").as_deref(), Some(name), "{profile}");
+    assert_eq!(
+        seed::text(&meta, "user_id").as_deref(),
+        Some("123456789"),
+        "{profile}"
+    );
+    assert_eq!(
+        seed::text(&meta, "display_name").as_deref(),
+        Some(name),
+        "{profile}"
+    );
     assert!(body.contains("- Language: English"), "{profile}");
 
     let summary = read(&env.stm_dir("123456789").join("summary.md"));
     let (meta, body) = seed::parse_frontmatter(&summary);
-    assert_eq!(seed::text(&meta, "user_id").as_deref(), Some("123456789"), "{summary}");
-    assert!(matches!(meta.get("messages_compacted"), Some(seed::Val::Int(_))), "{summary}");
+    assert_eq!(
+        seed::text(&meta, "user_id").as_deref(),
+        Some("123456789"),
+        "{summary}"
+    );
+    assert!(
+        matches!(meta.get("messages_compacted"), Some(seed::Val::Int(_))),
+        "{summary}"
+    );
     assert!(body.contains("Kevin studies for the TOEIC."));
 
     // A topic with tags, written by an admin.
     let note = env.dir.path().join("note.md");
-    write_file(&note, b"---\ntitle: TOEIC: listening [part 2]\n---\nPractice.\n");
+    write_file(
+        &note,
+        b"---\ntitle: TOEIC: listening [part 2]\n---\nPractice.\n",
+    );
     run_ok(
         &env,
-        &["session", "topic", "set", "toeic", note.to_str().unwrap(), "--tags", "exam,english"],
+        &[
+            "session",
+            "topic",
+            "set",
+            "toeic",
+            note.to_str().unwrap(),
+            "--tags",
+            "exam,english",
+        ],
     );
     let topic = read(&env.sessions_dir().join("ltm/topics/toeic.md"));
     let (meta, _) = seed::parse_frontmatter(&topic);
@@ -308,9 +336,21 @@ fn summaries_from_maintain_read_the_same_to_the_seed() {
         .join("summaries/U0000FAN/daily/2026-03-21.md");
     let text = read(&daily);
     let (meta, body) = seed::parse_frontmatter(&text);
-    assert_eq!(seed::text(&meta, "user_id").as_deref(), Some("U0000FAN"), "{text}");
-    assert_eq!(seed::text(&meta, "date").as_deref(), Some("2026-03-21"), "{text}");
-    assert_eq!(meta.get("message_count"), Some(&seed::Val::Int("2".into())), "{text}");
+    assert_eq!(
+        seed::text(&meta, "user_id").as_deref(),
+        Some("U0000FAN"),
+        "{text}"
+    );
+    assert_eq!(
+        seed::text(&meta, "date").as_deref(),
+        Some("2026-03-21"),
+        "{text}"
+    );
+    assert_eq!(
+        meta.get("message_count"),
+        Some(&seed::Val::Int("2".into())),
+        "{text}"
+    );
     assert!(!body.trim().is_empty());
 }
 
@@ -323,15 +363,22 @@ fn seed_profiles_yaml_would_misread_are_read_as_the_seed_reads_them() {
     let env = seed_env();
     // Each has two messages: a window of one leaves one to compact.
     env.write_config(r#"{"stm":{"contextWindow":1}}"#);
-    for (user, name) in [("U0000FAN", "#1 Fan"), ("U0000ODD", "Kev: the [best] @home *")] {
+    for (user, name) in [
+        ("U0000FAN", "#1 Fan"),
+        ("U0000ODD", "Kev: the [best] @home *"),
+    ] {
         let out = run_ok(&env, &["--json", "context", "--user", user]);
         let context = json_of(&out);
         let profile = context["profile"].as_str().unwrap();
-        assert!(!profile.contains("display_name"), "frontmatter injected: {profile}");
+        assert!(
+            !profile.contains("display_name"),
+            "frontmatter injected: {profile}"
+        );
         assert!(profile.contains("## Preferences"), "{profile}");
         assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
 
-        let facts = json!({"summary": "They said hello.", "facts": {"name": "Sam", "tags": ["vip"]}});
+        let facts =
+            json!({"summary": "They said hello.", "facts": {"name": "Sam", "tags": ["vip"]}});
         env.cmd()
             .args(["compact", "--user", user, "--force", "--claude-bin"])
             .arg(fake_claude())
@@ -340,7 +387,11 @@ fn seed_profiles_yaml_would_misread_are_read_as_the_seed_reads_them() {
             .success();
         let text = read(&env.profile_path(user));
         let (meta, body) = seed::parse_frontmatter(&text);
-        assert_eq!(seed::text(&meta, "display_name").as_deref(), Some(name), "{text}");
+        assert_eq!(
+            seed::text(&meta, "display_name").as_deref(),
+            Some(name),
+            "{text}"
+        );
         assert_eq!(seed::tags(&meta), ["vip"], "{text}");
         assert!(body.contains("- Name: Sam"), "facts not merged: {text}");
         assert!(body.contains("First interaction"), "seed text lost: {text}");
@@ -360,34 +411,61 @@ fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
         .map(|u| u["user"].as_str().unwrap().to_owned())
         .collect();
     for odd in ["Kevin Lee", "fan#1", "李小龍"] {
-        assert!(users.contains(&odd.to_owned()), "{odd} not listed: {users:?}");
+        assert!(
+            users.contains(&odd.to_owned()),
+            "{odd} not listed: {users:?}"
+        );
         assert!(
             stderr_of(&out).contains(&format!("{odd:?}")),
             "no warning about {odd}: {}",
             stderr_of(&out)
         );
     }
-    assert!(stderr_of(&out).contains("--user"), "the warning says what to do");
+    assert!(
+        stderr_of(&out).contains("--user"),
+        "the warning says what to do"
+    );
     let status = json_of(&run_ok(&env, &["--json", "session", "status"]));
     assert_eq!(status["users"], 6, "{status}");
 
     // Admin commands reach them by name.
-    let shown = json_of(&run_ok(&env, &["--json", "session", "show", "--user", "Kevin Lee"]));
+    let shown = json_of(&run_ok(
+        &env,
+        &["--json", "session", "show", "--user", "Kevin Lee"],
+    ));
     assert_eq!(shown[0]["text"], "hi from a space");
     run_ok(&env, &["session", "status", "--user", "李小龍"]);
     let export = env.dir.path().join("fan-export");
     run_ok(
         &env,
-        &["session", "export", "--user", "fan#1", "--out", export.to_str().unwrap()],
+        &[
+            "session",
+            "export",
+            "--user",
+            "fan#1",
+            "--out",
+            export.to_str().unwrap(),
+        ],
     );
     assert!(export.join("stm/messages.jsonl").exists() || export.read_dir().unwrap().count() > 0);
-    run_ok(&env, &["session", "clear", "--user", "fan#1", "--all", "--yes"]);
+    run_ok(
+        &env,
+        &["session", "clear", "--user", "fan#1", "--all", "--yes"],
+    );
     assert!(!env.stm_dir("fan#1").exists());
 
     // maintain reaches them (a dry run lists their daily summaries).
     let report = json_of(&run_ok(
         &env,
-        &["--json", "maintain", "--dry-run", "--only", "daily", "--now", "2026-03-22T12:00:00Z"],
+        &[
+            "--json",
+            "maintain",
+            "--dry-run",
+            "--only",
+            "daily",
+            "--now",
+            "2026-03-22T12:00:00Z",
+        ],
     ));
     assert!(report.to_string().contains("Kevin Lee"), "{report}");
 
@@ -410,15 +488,33 @@ fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
 fn negative_ids_are_ids_not_flags() {
     let env = TestEnv::new();
     ask(&env)
-        .args(["--user", "-1001234567890", "--msg-id", "-5", "--", "hi group"])
+        .args([
+            "--user",
+            "-1001234567890",
+            "--msg-id",
+            "-5",
+            "--",
+            "hi group",
+        ])
         .assert()
         .success()
         .stdout("fake reply to: hi group\n");
     env.cmd()
-        .args(["append", "--user", "U1", "--conversation", "-1001234567890", "--", "me too"])
+        .args([
+            "append",
+            "--user",
+            "U1",
+            "--conversation",
+            "-1001234567890",
+            "--",
+            "me too",
+        ])
         .assert()
         .success();
-    let shown = json_of(&run_ok(&env, &["--json", "session", "show", "--user", "-1001234567890"]));
+    let shown = json_of(&run_ok(
+        &env,
+        &["--json", "session", "show", "--user", "-1001234567890"],
+    ));
     assert_eq!(shown.as_array().unwrap().len(), 3, "{shown}");
     assert_eq!(shown[0]["msgId"], "-5");
     run_ok(&env, &["context", "--user", "-1001234567890"]);
@@ -467,13 +563,22 @@ fn a_redelivered_seed_message_is_answered_from_the_log() {
 #[test]
 fn seed_crlf_and_system_lines_render_as_documented() {
     let env = seed_env();
-    let text = stdout_of(&run_ok(&env, &["context", "--user", "U0123ABC", "--window", "5"]));
+    let text = stdout_of(&run_ok(
+        &env,
+        &["context", "--user", "U0123ABC", "--window", "5"],
+    ));
     assert!(
         text.contains("User: line one\n  line two\n["),
         "a \\r\\n added a line: {text:?}"
     );
-    assert!(text.contains("] System: user switched to English"), "{text}");
-    assert!(text.contains("[Conversation summary]\n  Kevin is preparing"), "{text}");
+    assert!(
+        text.contains("] System: user switched to English"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[Conversation summary]\n  Kevin is preparing"),
+        "{text}"
+    );
     assert!(text.contains("[User profile]"), "{text}");
 }
 

@@ -195,13 +195,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         }
     } else {
         print_text(&render_report(
-            &reports,
-            now,
-            estimated,
-            calls,
-            cost,
-            left,
-            errors,
+            &reports, now, estimated, calls, cost, left, errors,
         ))?;
     }
     if errors > 0 {

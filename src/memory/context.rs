@@ -219,11 +219,7 @@ fn indent_body(body: &str) -> String {
 fn split_lines(text: &str) -> impl Iterator<Item = &str> {
     text.split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .flat_map(|line| {
-            line.split([
-                '\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}',
-            ])
-        })
+        .flat_map(|line| line.split(['\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}']))
 }
 
 /// Cut `text` to at most `max` characters, the last ones being a marker
@@ -294,8 +290,7 @@ mod tests {
     fn crlf_is_one_line_break() {
         let text = format_message(&msg(Role::User, "one\r\ntwo\r\n\r\nfour"));
         assert_eq!(
-            text,
-            "[2026-03-23 03:28] User: one\n  two\n  \n  four",
+            text, "[2026-03-23 03:28] User: one\n  two\n  \n  four",
             "a \\r\\n must not add a blank line"
         );
         let lone = format_message(&msg(Role::User, "a\rb"));

@@ -484,8 +484,7 @@ mod tests {
         assert_eq!(seed.entries[0].path, "users/U1.md");
         assert_eq!(ours.entries[0].kind, "topic");
         assert_eq!(ours.entries[0].path, "topics/t.md");
-        let written: serde_json::Value =
-            serde_json::to_value(&seed.entries[0]).unwrap();
+        let written: serde_json::Value = serde_json::to_value(&seed.entries[0]).unwrap();
         assert_eq!(written["type"], "user");
         assert_eq!(written["path"], "ltm/users/U1.md");
         assert!(written.get("kind").is_none());

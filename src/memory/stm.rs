@@ -297,7 +297,10 @@ pub fn find_delivery(
             if delivery.reply.is_none()
                 && let Some(next) = next.and_then(|n| Message::parse(n).ok())
                 && next.role == crate::memory::message::Role::Assistant
-                && next.extra.get("replyTo").is_none_or(|r| r.as_str() == Some(msg_id))
+                && next
+                    .extra
+                    .get("replyTo")
+                    .is_none_or(|r| r.as_str() == Some(msg_id))
             {
                 delivery.reply = Some(next);
             }

@@ -127,7 +127,11 @@ fn parse_front(text: &str) -> Mapping {
         .collect();
     let entries: Vec<Option<(String, Value)>> = lines.iter().map(|l| read_line(l)).collect();
     if entries.iter().all(Option::is_some) {
-        return entries.into_iter().flatten().map(|(k, v)| (Value::from(k), v)).collect();
+        return entries
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (Value::from(k), v))
+            .collect();
     }
     match serde_yaml::from_str::<Value>(text) {
         Ok(Value::Mapping(map)) => map,
@@ -146,7 +150,9 @@ fn read_line(line: &str) -> Option<(String, Value)> {
     if line.starts_with('"') {
         let mut stream = serde_json::Deserializer::from_str(line).into_iter::<String>();
         let key = stream.next()?.ok()?;
-        let rest = line[stream.byte_offset()..].trim_start().strip_prefix(':')?;
+        let rest = line[stream.byte_offset()..]
+            .trim_start()
+            .strip_prefix(':')?;
         return Some((key, read_value(rest.trim_start())));
     }
     let colon = line.find(':')?;
@@ -263,14 +269,15 @@ fn render_value(value: &Value) -> String {
 
 /// Text written bare reads back as the same string, to the seed and here.
 fn reads_back_bare(s: &str) -> bool {
-    !s.is_empty()
-        && s.trim() == s
-        && !matches!(s, "true" | "false")
-        // Numbers read back as numbers: only plain digits keep their text.
-        && (is_plain_number(s) || !is_number_text(s))
-        && !(s.starts_with('[') && s.ends_with(']'))
-        && !s.starts_with(['"', '\'', '{'])
-        && !s.chars().any(breaks_a_line)
+    // Numbers read back as numbers: only plain digits keep their text.
+    let number_changes_it = is_number_text(s) && !is_plain_number(s);
+    let ambiguous = s.is_empty()
+        || s.trim() != s
+        || matches!(s, "true" | "false")
+        || number_changes_it
+        || (s.starts_with('[') && s.ends_with(']'))
+        || s.starts_with(['"', '\'', '{']);
+    !ambiguous && !s.chars().any(breaks_a_line)
 }
 
 /// Digits that read back as the same text through a number (`123456789`,
@@ -384,13 +391,19 @@ tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Ch
         let mut doc = Document::default();
         doc.set("user_id", "123456789");
         doc.set("display_name", "Kev: the [best] @home *");
-        doc.set("tags", Value::Sequence(vec!["toeic".into(), "student".into()]));
+        doc.set(
+            "tags",
+            Value::Sequence(vec!["toeic".into(), "student".into()]),
+        );
         doc.set("zero", "0123");
         doc.set("flag", "true");
         doc.set("padded", " x ");
         let text = doc.render();
         assert!(text.contains("\nuser_id: 123456789\n"), "{text}");
-        assert!(text.contains("\ndisplay_name: Kev: the [best] @home *\n"), "{text}");
+        assert!(
+            text.contains("\ndisplay_name: Kev: the [best] @home *\n"),
+            "{text}"
+        );
         assert!(text.contains("\ntags: [toeic, student]\n"), "{text}");
         assert!(text.contains("\nzero: \"0123\"\n"), "{text}");
         assert!(text.contains("\nflag: \"true\"\n"), "{text}");
