@@ -434,3 +434,21 @@ fn a_negative_id_is_accepted_wherever_an_id_goes() {
         .assert()
         .code(2);
 }
+
+/// In chat, `/session clear` from somebody with nothing stored answers so,
+/// and makes no lock file for them.
+#[test]
+fn chat_clear_from_a_stranger_makes_no_lock_file() {
+    let env = TestEnv::new();
+    append(&env, "U1", "hi");
+    ask(&env)
+        .args(["--user", "U2", "--", "/session clear"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no conversation of ours"));
+    let strangers: Vec<_> = walk(&env.sessions_dir())
+        .into_iter()
+        .filter(|p| p.display().to_string().contains("U2"))
+        .collect();
+    assert!(strangers.is_empty(), "{strangers:?}");
+}
