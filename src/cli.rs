@@ -13,7 +13,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    success
   2    usage error or invalid input (bad flag, id, message text or config value)
-  3    state or I/O error (the state dir could not be read or written)
+  3    state or I/O error (the state dir could not be read or written, or does not exist)
   4    a lock stayed held by another process past its deadline
   5    the claude program was not found
   6    claude failed (non-zero exit or an error reply)

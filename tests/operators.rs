@@ -170,6 +170,16 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
     for i in 0..5 {
         append(&env, "U1", &format!("message {i}"));
     }
+    // An old broker log to rotate (into archive/logs/, no user folder).
+    let log = env.state_dir().join("logs").join("broker-slack.log");
+    common::write_file(&log, b"old\n");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     // Success: nothing at all, however much was done.
     env.cmd()
         .args(["maintain", "-q", "--claude-bin"])
@@ -186,6 +196,13 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
         env.stm_dir("U1").join("summary.md").exists(),
         "it did the work"
     );
+    assert!(!log.exists(), "the log was rotated");
+    // archive/logs/ is no user folder: listing users says nothing of it.
+    env.cmd()
+        .args(["session", "users"])
+        .assert()
+        .success()
+        .stderr("");
     // A second, idle run: still nothing.
     env.cmd()
         .args(["maintain", "-q", "--claude-bin"])

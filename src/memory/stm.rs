@@ -228,8 +228,8 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
                 ));
                 users.push(user);
             }
-            // `.locks`, `.tmp` and the like are this tool's own.
-            Err(_) if name.starts_with('.') => {}
+            // `.locks`, `.tmp` and `archive/logs` are this tool's own.
+            Err(_) if name.starts_with('.') || name == "logs" => {}
             Err(e) => warn_once(format!("{}: skipped: {e:#}", entry.path().display())),
         }
     }
