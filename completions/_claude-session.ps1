@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'claude-session' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -59,7 +59,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model for claude (passed as `--model`)')
             [CompletionResult]::new('--claude-arg', '--claude-arg', [CompletionResultType]::ParameterName, 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--no-compact', '--no-compact', [CompletionResultType]::ParameterName, 'Do not compact after answering, even when over the threshold')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
@@ -85,8 +85,9 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--display-name', '--display-name', [CompletionResultType]::ParameterName, 'The sender''s name: kept as `userName` in a conversation; on `ask`, names a new profile')
             [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Who spoke')
             [CompletionResult]::new('--ts', '--ts', [CompletionResultType]::ParameterName, 'Time of the message, RFC 3339 [default: now]')
+            [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'With --role assistant: the --msg-id of the message this answers (kept as `replyTo`, so a redelivered message is answered from the log, as `ask` does)')
             [CompletionResult]::new('--jsonl', '--jsonl', [CompletionResultType]::ParameterName, 'Import seed-format message lines from FILE (or - for stdin); all or nothing')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -105,7 +106,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Number of recent messages [default: config stm.contextWindow]')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'Number of recent messages [default: config stm.contextWindow]')
             [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'Whose shared memory, for a group or thread (--user is then the sender)')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'List each part, its size and estimated tokens, and what the size budget dropped or cut')
             [CompletionResult]::new('--show-config', '--show-config', [CompletionResultType]::ParameterName, 'Print the effective configuration (defaults merged with config.json) instead')
@@ -128,7 +129,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model for claude (passed as `--model`)')
             [CompletionResult]::new('--claude-arg', '--claude-arg', [CompletionResultType]::ParameterName, 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Compact every user over the threshold')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Compact even under the threshold (anything beyond the context window)')
@@ -153,7 +154,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model for claude (passed as `--model`)')
             [CompletionResult]::new('--claude-arg', '--claude-arg', [CompletionResultType]::ParameterName, 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List every action; change nothing, call nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Regenerate summaries that already exist')
@@ -169,7 +170,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -197,7 +198,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         'claude-session;session;status' {
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Show this user only')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Show this user only')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -213,7 +214,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         'claude-session;session;users' {
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order of the rows, largest or newest first')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N users')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -232,7 +233,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'A group or thread conversation instead of a user''s')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Last N messages')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only messages on or after DATE (YYYY-MM-DD or RFC 3339)')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'Include the gzip archives, oldest first')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
@@ -249,7 +250,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         'claude-session;session;clear' {
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Whose memory')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Whose memory')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Everything: STM, profile, summaries, archive, index entry')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation')
@@ -269,7 +270,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Whose profile')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Whose profile')
             [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Replace it with FILE (or - for stdin)')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--edit', '--edit', [CompletionResultType]::ParameterName, 'Open it in $VISUAL or $EDITOR')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
@@ -284,7 +285,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;topics' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -298,7 +299,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;topic' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -315,7 +316,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;topic;show' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -330,7 +331,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         }
         'claude-session;session;topic;set' {
             [CompletionResult]::new('--tags', '--tags', [CompletionResultType]::ParameterName, 'Tags, comma-separated')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -359,7 +360,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;forget' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -374,7 +375,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         }
         'claude-session;session;search' {
             [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Only entries with this tag; repeat for several')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -392,7 +393,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Whose data')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Where to write it (must not exist yet, or be an empty folder)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'dir: the sessions layout; json: one document; tar.gz: the dir, packed')
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -406,7 +407,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;reindex' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')

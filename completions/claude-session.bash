@@ -225,7 +225,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__append)
-            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --conversation --display-name --role --ts --jsonl --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --conversation --display-name --role --ts --reply-to --jsonl --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -272,6 +272,10 @@ _claude__session() {
                     return 0
                     ;;
                 --ts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reply-to)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

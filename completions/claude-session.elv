@@ -18,7 +18,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
     }
     var completions = [
         &'claude-session'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -55,7 +55,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --timeout 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]'
             cand --model 'Model for claude (passed as `--model`)'
             cand --claude-arg 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --no-compact 'Do not compact after answering, even when over the threshold'
             cand --json 'Print machine-readable JSON on stdout'
@@ -80,8 +80,9 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --display-name 'The sender''s name: kept as `userName` in a conversation; on `ask`, names a new profile'
             cand --role 'Who spoke'
             cand --ts 'Time of the message, RFC 3339 [default: now]'
+            cand --reply-to 'With --role assistant: the --msg-id of the message this answers (kept as `replyTo`, so a redelivered message is answered from the log, as `ask` does)'
             cand --jsonl 'Import seed-format message lines from FILE (or - for stdin); all or nothing'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -99,7 +100,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand -n 'Number of recent messages [default: config stm.contextWindow]'
             cand --window 'Number of recent messages [default: config stm.contextWindow]'
             cand --conversation 'Whose shared memory, for a group or thread (--user is then the sender)'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --explain 'List each part, its size and estimated tokens, and what the size budget dropped or cut'
             cand --show-config 'Print the effective configuration (defaults merged with config.json) instead'
@@ -121,7 +122,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --timeout 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]'
             cand --model 'Model for claude (passed as `--model`)'
             cand --claude-arg 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --all 'Compact every user over the threshold'
             cand --force 'Compact even under the threshold (anything beyond the context window)'
@@ -145,7 +146,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --timeout 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]'
             cand --model 'Model for claude (passed as `--model`)'
             cand --claude-arg 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --dry-run 'List every action; change nothing, call nothing'
             cand --force 'Regenerate summaries that already exist'
@@ -160,7 +161,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --version 'Print version'
         }
         &'claude-session;session'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -187,7 +188,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;session;status'= {
             cand -u 'Show this user only'
             cand --user 'Show this user only'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -202,7 +203,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;session;users'= {
             cand --sort 'Order of the rows, largest or newest first'
             cand --limit 'Show at most N users'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -220,7 +221,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --conversation 'A group or thread conversation instead of a user''s'
             cand -n 'Last N messages'
             cand --since 'Only messages on or after DATE (YYYY-MM-DD or RFC 3339)'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --archive 'Include the gzip archives, oldest first'
             cand --json 'Print machine-readable JSON on stdout'
@@ -236,7 +237,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;session;clear'= {
             cand -u 'Whose memory'
             cand --user 'Whose memory'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --all 'Everything: STM, profile, summaries, archive, index entry'
             cand -y 'Do not ask for confirmation'
@@ -255,7 +256,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand -u 'Whose profile'
             cand --user 'Whose profile'
             cand --set 'Replace it with FILE (or - for stdin)'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --edit 'Open it in $VISUAL or $EDITOR'
             cand --json 'Print machine-readable JSON on stdout'
@@ -269,7 +270,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --version 'Print version'
         }
         &'claude-session;session;topics'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -282,7 +283,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --version 'Print version'
         }
         &'claude-session;session;topic'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -298,7 +299,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;session;topic;show'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -312,7 +313,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         }
         &'claude-session;session;topic;set'= {
             cand --tags 'Tags, comma-separated'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -336,7 +337,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;session;topic;help;help'= {
         }
         &'claude-session;session;forget'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -350,7 +351,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         }
         &'claude-session;session;search'= {
             cand --tag 'Only entries with this tag; repeat for several'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -367,7 +368,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --user 'Whose data'
             cand --out 'Where to write it (must not exist yet, or be an empty folder)'
             cand --format 'dir: the sessions layout; json: one document; tar.gz: the dir, packed'
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
@@ -380,7 +381,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --version 'Print version'
         }
         &'claude-session;session;reindex'= {
-            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'

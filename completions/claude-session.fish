@@ -24,7 +24,7 @@ function __fish_claude_session_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c claude-session -n "__fish_claude_session_needs_command" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_needs_command" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_needs_command" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_needs_command" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_needs_command" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -55,7 +55,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l cl
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l timeout -d 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l model -d 'Model for claude (passed as `--model`)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l claude-arg -d 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l no-compact -d 'Do not compact after answering, even when over the threshold'
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l json -d 'Print machine-readable JSON on stdout'
@@ -75,8 +75,9 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l
 assistant\t''
 system\t''"
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l ts -d 'Time of the message, RFC 3339 [default: now]' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l reply-to -d 'With --role assistant: the --msg-id of the message this answers (kept as `replyTo`, so a redelivered message is answered from the log, as `ask` does)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l jsonl -d 'Import seed-format message lines from FILE (or - for stdin); all or nothing' -r -F
-complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand append" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -86,7 +87,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand append" -s
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s u -l user -d 'Whose memory' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -s n -l window -d 'Number of recent messages [default: config stm.contextWindow]' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l conversation -d 'Whose shared memory, for a group or thread (--user is then the sender)' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l explain -d 'List each part, its size and estimated tokens, and what the size budget dropped or cut'
 complete -c claude-session -n "__fish_claude_session_using_subcommand context" -l show-config -d 'Print the effective configuration (defaults merged with config.json) instead'
@@ -101,7 +102,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l timeout -d 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l model -d 'Model for claude (passed as `--model`)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l claude-arg -d 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l all -d 'Compact every user over the threshold'
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -l force -d 'Compact even under the threshold (anything beyond the context window)'
@@ -119,7 +120,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" 
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l timeout -d 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l model -d 'Model for claude (passed as `--model`)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l claude-arg -d 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l dry-run -d 'List every action; change nothing, call nothing'
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l force -d 'Regenerate summaries that already exist'
@@ -128,7 +129,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" 
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -148,7 +149,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -s u -l user -d 'Show this user only' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -159,7 +160,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 messages\t''
 size\t''"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -l limit -d 'Show at most N users' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -170,7 +171,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l conversation -d 'A group or thread conversation instead of a user\'s' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s n -d 'Last N messages' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l since -d 'Only messages on or after DATE (YYYY-MM-DD or RFC 3339)' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l archive -d 'Include the gzip archives, oldest first'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON on stdout'
@@ -179,7 +180,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -s u -l user -d 'Whose memory' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -l all -d 'Everything: STM, profile, summaries, archive, index entry'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -s y -l yes -d 'Do not ask for confirmation'
@@ -190,7 +191,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from clear" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -s u -l user -d 'Whose profile' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -l set -d 'Replace it with FILE (or - for stdin)' -r -F
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -l edit -d 'Open it in $VISUAL or $EDITOR'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -l json -d 'Print machine-readable JSON on stdout'
@@ -198,14 +199,14 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from profile" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topics" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -215,7 +216,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -f -a "show" -d 'Print a topic note'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -f -a "set" -d 'Write a topic note from FILE (or - / nothing for stdin)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from topic" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -223,7 +224,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l tag -d 'Only entries with this tag; repeat for several' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
@@ -235,14 +236,14 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -l format -d 'dir: the sessions layout; json: one document; tar.gz: the dir, packed' -r -f -a "dir\t''
 json\t''
 tar.gz\t''"
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'

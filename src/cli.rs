@@ -13,11 +13,12 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    success
   2    usage error or invalid input (bad flag, id, message text or config value)
-  3    state or I/O error (the state dir could not be read or written)
+  3    state or I/O error (the state dir could not be read or written, or does not exist)
   4    a lock stayed held by another process past its deadline
   5    the claude program was not found
   6    claude failed (non-zero exit or an error reply)
   7    a spending budget is used up; no call was made
+  9    no such user or conversation: nothing is stored under that id
   124  claude timed out";
 
 #[derive(Debug, Parser)]
@@ -36,6 +37,7 @@ Exit codes:
 )]
 pub struct Cli {
     /// The state dir that holds `sessions/` (the seed's channel folder)
+    /// [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]
     #[arg(
         long,
         global = true,
@@ -96,7 +98,7 @@ Examples:
 const APPEND_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack append --user U0123ABC --role user -- \"hi\"
-  claude-session --channel slack append --user U0123ABC --role assistant -- \"Hello!\"
+  claude-session --channel slack append --user U0123ABC --role assistant --reply-to 1711.1 -- \"Hello!\"
   claude-session --channel slack append --user U0123ABC --jsonl old-messages.jsonl";
 
 const CONTEXT_EXAMPLES: &str = "\
@@ -146,19 +148,19 @@ pub struct ClaudeArgs {
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
     /// The user (sender) the message belongs to
-    #[arg(long, short = 'u', value_name = "ID")]
+    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
     pub user: UserId,
 
     /// The platform's message id (kept as `msgId`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
     pub msg_id: Option<String>,
 
     /// Thread id (kept as `threadId`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
     pub thread: Option<String>,
 
     /// Group id (kept as `groupId`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
     pub group: Option<String>,
 
     /// A file sent with the message, as PATH or PATH:NAME; repeat for several
@@ -170,7 +172,7 @@ pub struct MessageArgs {
     pub source: Option<String>,
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
     pub conversation: Option<UserId>,
 
     /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
@@ -230,8 +232,13 @@ pub struct AppendArgs {
     #[arg(long, value_name = "RFC3339")]
     pub ts: Option<String>,
 
+    /// With --role assistant: the --msg-id of the message this answers (kept as `replyTo`,
+    /// so a redelivered message is answered from the log, as `ask` does)
+    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
+    pub reply_to: Option<String>,
+
     /// Import seed-format message lines from FILE (or - for stdin); all or nothing
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "msg_id", "ts", "thread", "group", "attach"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "msg_id", "ts", "thread", "group", "attach", "reply_to"])]
     pub jsonl: Option<PathBuf>,
 }
 
@@ -242,6 +249,7 @@ pub struct ContextArgs {
         long,
         short = 'u',
         value_name = "ID",
+        allow_negative_numbers = true,
         required_unless_present = "show_config"
     )]
     pub user: Option<UserId>,
@@ -251,7 +259,7 @@ pub struct ContextArgs {
     pub window: Option<u32>,
 
     /// Whose shared memory, for a group or thread (--user is then the sender)
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
     pub conversation: Option<UserId>,
 
     /// List each part, its size and estimated tokens, and what the size budget dropped or cut
@@ -267,11 +275,11 @@ pub struct ContextArgs {
 #[command(group = clap::ArgGroup::new("who").required(true).args(["user", "conversation", "all"]))]
 pub struct CompactArgs {
     /// Compact this user
-    #[arg(long, short = 'u', value_name = "ID")]
+    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
     pub user: Option<UserId>,
 
     /// Compact this group or thread conversation
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
     pub conversation: Option<UserId>,
 
     /// Compact every user over the threshold
@@ -335,7 +343,7 @@ pub enum SessionCommand {
     )]
     Status {
         /// Show this user only
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
         user: Option<UserId>,
     },
     /// One row per user
@@ -359,10 +367,10 @@ pub enum SessionCommand {
     #[command(group = clap::ArgGroup::new("whose").required(true).args(["user", "conversation"]))]
     Show {
         /// Whose conversation
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
         user: Option<UserId>,
         /// A group or thread conversation instead of a user's
-        #[arg(long, value_name = "KEY")]
+        #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
         conversation: Option<UserId>,
         /// Last N messages
         #[arg(short = 'n', value_name = "N")]
@@ -381,7 +389,7 @@ pub enum SessionCommand {
     )]
     Clear {
         /// Whose memory
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
         user: UserId,
         /// Everything: STM, profile, summaries, archive, index entry
         #[arg(long)]
@@ -398,7 +406,7 @@ pub enum SessionCommand {
     )]
     Profile {
         /// Whose profile
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
         user: UserId,
         /// Replace it with FILE (or - for stdin)
         #[arg(long, value_name = "FILE", conflicts_with = "edit")]
@@ -444,7 +452,7 @@ pub enum SessionCommand {
     )]
     Export {
         /// Whose data
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
         user: UserId,
         /// Where to write it (must not exist yet, or be an empty folder)
         #[arg(long, value_name = "PATH")]
@@ -475,6 +483,34 @@ pub enum TopicCommand {
         #[arg(long, value_delimiter = ',')]
         tags: Vec<String>,
     },
+}
+
+impl Command {
+    /// Every user id and conversation key given on the command line.
+    pub fn user_ids(&self) -> Vec<&UserId> {
+        fn message(m: &MessageArgs) -> Vec<&UserId> {
+            std::iter::once(&m.user)
+                .chain(m.conversation.as_ref())
+                .collect()
+        }
+        match self {
+            Command::Ask(args) => message(&args.message),
+            Command::Append(args) => message(&args.message),
+            Command::Context(args) => args.user.iter().chain(&args.conversation).collect(),
+            Command::Compact(args) => args.user.iter().chain(&args.conversation).collect(),
+            Command::Maintain(_) => Vec::new(),
+            Command::Session(args) => match &args.command {
+                SessionCommand::Status { user } => user.iter().collect(),
+                SessionCommand::Show {
+                    user, conversation, ..
+                } => user.iter().chain(conversation).collect(),
+                SessionCommand::Clear { user, .. }
+                | SessionCommand::Profile { user, .. }
+                | SessionCommand::Export { user, .. } => vec![user],
+                _ => Vec::new(),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -54,10 +54,12 @@ impl Default for StmConfig {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum CompactionMode {
-    /// The `ask` process compacts before it exits.
-    #[default]
+    /// The `ask` process compacts before it exits (stdout is closed first,
+    /// but a broker that waits for the exit waits for the summariser).
     Inline,
-    /// The `ask` process starts a detached `compact` and exits at once.
+    /// The `ask` process starts a detached `compact` and exits at once:
+    /// the default, so no broker's reply waits for a summariser call.
+    #[default]
     Background,
 }
 
@@ -80,7 +82,7 @@ impl Default for CompactingConfig {
             threshold: 50,
             daily_summary_hour: 3,
             weekly_summary_day: 0,
-            mode: CompactionMode::Inline,
+            mode: CompactionMode::Background,
             summary_prompt: None,
         }
     }

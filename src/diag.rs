@@ -32,3 +32,13 @@ pub fn info(message: impl AsRef<str>) {
         let _ = writeln!(std::io::stderr(), "claude-session: {}", message.as_ref());
     }
 }
+
+/// A failure worth reporting even with `-q` (one item of a pass that goes
+/// on; the command's own exit code says it failed).
+pub fn error(message: impl AsRef<str>) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "claude-session: error: {}",
+        message.as_ref()
+    );
+}

@@ -24,6 +24,9 @@ pub enum Exit {
     ClaudeFailed = 6,
     /// 7: a configured spending budget is used up; no call was made.
     OverBudget = 7,
+    /// 9: a read or admin command named a user or conversation that has
+    /// nothing stored (a typo must not look like an empty history).
+    UnknownUser = 9,
     /// 124: `claude` did not answer in time (as `timeout(1)`).
     ClaudeTimeout = 124,
 }

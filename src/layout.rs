@@ -107,6 +107,11 @@ macro_rules! name_type {
             }
         }
 
+    };
+}
+
+macro_rules! strict_from_str {
+    ($name:ident) => {
         impl std::str::FromStr for $name {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
@@ -124,6 +129,63 @@ name_type!(
     // `archive/logs/` holds the rotated broker logs.
     &["logs"]
 );
+strict_from_str!(TopicSlug);
+strict_from_str!(ChannelName);
+
+// --- seed folders outside the id rules ----------------------------------------
+//
+// The seed library took any user id as a folder name, so a state dir it
+// wrote can hold `stm/Kevin Lee/` or `stm/#1 fan/`. This tool never makes
+// such a folder (`ask` and `append` keep the id rules), but it lists them
+// (with a warning) and lets the admin commands reach them by name.
+
+/// Longest seed folder name accepted: a file name's limit on Linux.
+const MAX_SEED_FOLDER_LEN: usize = 255;
+
+impl UserId {
+    /// A folder name found on disk that breaks the id rules but is still
+    /// one safe path component: not empty, no `/`, NUL or control
+    /// character, not hidden (`.`), not a name the layout reserves.
+    pub fn seed_folder(name: &str) -> anyhow::Result<Self> {
+        if Self::new(name).is_ok() {
+            return Self::new(name);
+        }
+        let unsafe_char = name.chars().find(|c| {
+            *c == '/' || c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+        });
+        if name.is_empty()
+            || name.len() > MAX_SEED_FOLDER_LEN
+            || name.starts_with('.')
+            || name == "logs"
+            || unsafe_char.is_some()
+        {
+            // The strict rules say what is wrong best.
+            return Self::new(name);
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    /// Whether this id keeps the id rules (only seed folders break them).
+    pub fn follows_id_rules(&self) -> bool {
+        validate_name("user id", &self.0, ID_PUNCTUATION, &["logs"]).is_ok()
+    }
+
+    /// A usage error unless the id keeps the id rules: what `ask` and
+    /// `append`, which create folders, require.
+    pub fn require_id_rules(&self) -> anyhow::Result<()> {
+        validate_name("user id", &self.0, ID_PUNCTUATION, &["logs"])
+    }
+}
+
+/// `--user` is parsed leniently (no I/O at parse time); which commands
+/// accept an id outside the rules is decided when the state dir is open.
+impl std::str::FromStr for UserId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::seed_folder(s).map_err(|e| e.to_string())
+    }
+}
+
 name_type!(
     /// A topic slug, safe as one path component.
     TopicSlug,
@@ -400,6 +462,32 @@ mod tests {
         ] {
             assert!(UserId::new(id).is_err(), "{id:?} should be refused");
         }
+    }
+
+    #[test]
+    fn seed_folders_outside_the_rules_are_safe_components() {
+        for name in ["Kevin Lee", "#1 fan", "Ünïcode", "a: b [c]"] {
+            let id = UserId::seed_folder(name).unwrap();
+            assert!(!id.follows_id_rules(), "{name}");
+            assert!(id.require_id_rules().is_err());
+        }
+        for name in [
+            "",
+            ".",
+            "..",
+            ".x",
+            "a/b",
+            "a\0b",
+            "a\nb",
+            "logs",
+            &"x".repeat(256),
+        ] {
+            assert!(
+                UserId::seed_folder(name).is_err(),
+                "{name:?} should be refused"
+            );
+        }
+        assert!(UserId::seed_folder("U1").unwrap().follows_id_rules());
     }
 
     #[test]

@@ -12,4 +12,5 @@ pub mod error;
 pub mod layout;
 pub mod memory;
 pub mod state;
+pub mod state_dir;
 pub mod store;

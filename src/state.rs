@@ -1,10 +1,9 @@
 //! An opened state dir: its layout, its config, the channel name, and the
 //! locks that guard it. Opening reads; it creates nothing.
 
-use std::path::PathBuf;
-
 use crate::config::Config;
 use crate::layout::{ChannelName, Layout, UserId};
+use crate::state_dir::EffectiveStateDir;
 use crate::store::lock::FileLock;
 
 #[derive(Debug, Clone)]
@@ -13,16 +12,19 @@ pub struct State {
     pub config: Config,
     /// `--channel`, recorded on message lines when no `--source` is given.
     pub channel: Option<ChannelName>,
+    /// Which state dir this is and why (flag, environment, default).
+    pub origin: EffectiveStateDir,
 }
 
 impl State {
-    pub fn open(state_dir: PathBuf, channel: Option<ChannelName>) -> anyhow::Result<Self> {
-        let layout = Layout::new(state_dir);
+    pub fn open(origin: EffectiveStateDir, channel: Option<ChannelName>) -> anyhow::Result<Self> {
+        let layout = Layout::new(&origin.path);
         let config = Config::load(&layout.config_file())?;
         Ok(Self {
             layout,
             config,
             channel,
+            origin,
         })
     }
 

@@ -439,15 +439,65 @@ fn unknown_config_key_warns_but_works() {
 
 // --- where the state dir is ------------------------------------------------
 
+/// Issue 17: with neither flag, the platform's state directory for the
+/// user: `$XDG_STATE_HOME/claude-session`, else
+/// `~/.local/state/claude-session`; never the current directory.
 #[test]
-fn neither_state_dir_nor_channel_is_a_usage_error_naming_both() {
+fn neither_state_dir_nor_channel_uses_the_default_state_dir() {
     let env = TestEnv::new();
     env.cmd_without_state_dir()
         .args(["append", "--user", "U1", "--", "hi"])
         .assert()
+        .success();
+    let home_default = env
+        .home()
+        .join(".local/state/claude-session/sessions/stm/U1/messages.jsonl");
+    assert!(
+        home_default.exists(),
+        "not in ~/.local/state/claude-session"
+    );
+    assert!(!env.dir.path().join(".claude").exists());
+
+    let xdg = env.dir.path().join("xdg-state");
+    env.cmd_without_state_dir()
+        .env("XDG_STATE_HOME", &xdg)
+        .args(["append", "--user", "U2", "--", "hi"])
+        .assert()
+        .success();
+    assert!(
+        xdg.join("claude-session/sessions/stm/U2/messages.jsonl")
+            .exists()
+    );
+
+    // context --show-config says which state dir and why.
+    let out = env
+        .cmd_without_state_dir()
+        .env("XDG_STATE_HOME", &xdg)
+        .args(["context", "--show-config"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        shown["stateDir"]["path"],
+        xdg.join("claude-session").display().to_string()
+    );
+    assert_eq!(shown["stateDir"]["source"], "xdg-state-home");
+    assert_eq!(shown["stateDir"]["exists"], true);
+    assert_eq!(shown["config"]["stm"]["contextWindow"], 10);
+}
+
+/// With no HOME either, there is nowhere to put the default: a usage error
+/// naming both flags.
+#[test]
+fn no_state_dir_flag_and_no_home_is_a_usage_error_naming_both() {
+    let env = TestEnv::new();
+    env.cmd_without_state_dir()
+        .env_remove("HOME")
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
         .code(2)
         .stderr(predicate::str::contains("--state-dir").and(predicate::str::contains("--channel")));
-    // Nothing was created in the current directory.
     assert!(!env.dir.path().join(".claude").exists());
 }
 

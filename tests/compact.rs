@@ -468,9 +468,9 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
     let entries = index["entries"].as_array().expect("entries");
     let entry = entries
         .iter()
-        .find(|e| e["path"] == "users/U1.md")
-        .unwrap_or_else(|| panic!("no entry for users/U1.md: {index}"));
-    assert_eq!(entry["kind"], "user");
+        .find(|e| e["path"] == "ltm/users/U1.md")
+        .unwrap_or_else(|| panic!("no entry for ltm/users/U1.md: {index}"));
+    assert_eq!(entry["type"], "user");
     assert_eq!(entry["id"], "U1");
     assert_eq!(entry["tags"], json!(["vip", "english", "exam"]));
 
@@ -903,7 +903,9 @@ fn ask_json(out: &std::process::Output) -> Value {
 #[test]
 fn ask_over_the_threshold_compacts_inline_before_it_exits() {
     let env = TestEnv::new();
-    env.write_config(CONFIG);
+    env.write_config(
+        r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"mode":"inline"}}"#,
+    );
     let lines = sixty_lines();
     // 40 + question + reply = 42: not over; no compaction.
     env.import("U1", &lines[..40]);
@@ -958,10 +960,21 @@ fn ask_with_no_compact_leaves_the_log_over_the_threshold() {
 
 #[test]
 fn ask_with_background_compaction_returns_and_the_compaction_follows() {
-    let env = TestEnv::new();
-    env.write_config(
+    background_compaction_follows_the_reply(
         r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"mode":"background"}}"#,
     );
+}
+
+/// Issue 17: inline compaction made a broker that waits for the exit wait
+/// for the summariser too; the default no longer does.
+#[test]
+fn by_default_ask_does_not_wait_for_the_compaction() {
+    background_compaction_follows_the_reply(CONFIG);
+}
+
+fn background_compaction_follows_the_reply(config: &str) {
+    let env = TestEnv::new();
+    env.write_config(config);
     env.import("U1", &sixty_lines()[..49]);
     // Every fake call sleeps 1 s: right after ask returns, the background
     // compaction is still inside its own call.

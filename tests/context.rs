@@ -200,19 +200,43 @@ fn profile_and_summary_sections() {
     assert!(json["summary"].as_str().unwrap().contains("trip"), "{json}");
 }
 
+/// Issue 17: a state dir nobody wrote is refused (exit 3), not read as
+/// an empty memory; and nothing is created by looking.
 #[test]
-fn no_data_prints_nothing_and_creates_nothing() {
+fn no_state_dir_is_an_error_and_creates_nothing() {
     let env = TestEnv::new();
     env.cmd()
         .args(["context", "--user", "U1"])
         .assert()
-        .success()
+        .code(3)
         .stdout("")
-        .stderr("");
+        .stderr(
+            predicate::str::contains(env.state_dir().display().to_string())
+                .and(predicate::str::contains("no sessions/"))
+                .and(predicate::str::contains("check the --state-dir path")),
+        );
+    assert!(!env.state_dir().exists());
+}
+
+/// Issue 17: an id with nothing stored is exit 9 with a message on
+/// stderr, and leaves no lock file behind.
+#[test]
+fn an_unknown_user_is_exit_9_and_creates_nothing() {
+    let env = TestEnv::new();
+    append_numbered(&env, "U2", 1, 0);
+    env.cmd()
+        .args(["context", "--user", "U1"])
+        .assert()
+        .code(9)
+        .stdout("")
+        .stderr(predicate::str::contains("\"U1\"").and(predicate::str::contains("session users")));
     assert!(!env.stm_dir("U1").exists());
-    let json = context_json(&env, "U1", &[]);
-    assert_eq!(json["messages"], Value::Array(vec![]));
-    assert_eq!(json["text"], "");
+    let locks = env
+        .sessions_dir()
+        .join(".locks")
+        .join("users")
+        .join("U1.lock");
+    assert!(!locks.exists(), "a lock file was made for an unknown id");
 }
 
 #[test]

@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 
 const DEFAULT_SEED: u64 = 0x2026_0323_C0FF_EE01;
 const DEFAULT_ITERATIONS: usize = 100;
-const CONFIG: &str = r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50}}"#;
+const CONFIG: &str =
+    r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"mode":"inline"}}"#;
 
 /// xorshift64: tiny, and the same numbers on every machine.
 struct XorShift(u64);

@@ -240,6 +240,26 @@ fn normal_body(body: &str) -> String {
     }
 }
 
+/// What a frontmatter reads back as: a string of plain digits (a numeric
+/// id) is written bare, as the seed writes it, and reads as a number; its
+/// text (`get_text`) is the same.
+fn as_written(front: &serde_yaml::Mapping) -> serde_yaml::Mapping {
+    front
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                serde_yaml::Value::String(s)
+                    if s.parse::<u64>().is_ok_and(|n| n.to_string() == *s) =>
+                {
+                    serde_yaml::Value::from(s.parse::<u64>().unwrap())
+                }
+                other => other.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect()
+}
+
 fn document() -> impl Strategy<Value = Document> {
     (
         prop::collection::vec((text(), yaml_value()), 0..6),
@@ -268,7 +288,7 @@ proptest! {
         let again = Document::parse(&text).map_err(|e| {
             TestCaseError::fail(format!("its own rendering does not parse ({e:#}):\n{text}"))
         })?;
-        prop_assert_eq!(&again.front, &doc.front, "frontmatter of:\n{}", text);
+        prop_assert_eq!(&again.front, &as_written(&doc.front), "frontmatter of:\n{}", text);
         prop_assert_eq!(&again.body, &doc.body, "body of:\n{}", text);
     }
 }

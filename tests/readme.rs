@@ -95,3 +95,55 @@ fn the_configuration_table_names_every_key() {
         "README's configuration table lacks {missing:?}"
     );
 }
+
+/// The README's first block: the two commands a newcomer needs. The first
+/// installs and answers one message with the shipped stand-in, in the
+/// default state dir; it is run here as written after its `cargo install`
+/// (with the built binary on `PATH`, as the install puts it there).
+#[test]
+fn the_first_command_installs_and_answers_one_message() {
+    let first_block = README
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README opens with a sh block");
+    let lines: Vec<&str> = first_block.lines().collect();
+    assert_eq!(lines.len(), 2, "two commands: {first_block}");
+    let install = "cargo install --locked --path . && ";
+    let run = lines[0]
+        .strip_prefix(install)
+        .unwrap_or_else(|| panic!("the first command builds and installs first: {}", lines[0]));
+    assert!(run.contains("claude-session ask"), "{run}");
+    assert_eq!(lines[1], "cargo test --locked");
+    // `cargo install --path .` installs the binary under this name.
+    let manifest = include_str!("../Cargo.toml");
+    assert!(manifest.contains("[[bin]]\nname = \"claude-session\""));
+
+    let binary = Path::new(env!("CARGO_BIN_EXE_claude-session"));
+    let home = tempfile::tempdir().unwrap();
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!("set -eu\n{run}"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home.path())
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{run}\n{stdout}\n{stderr}");
+    assert_eq!(stdout, "fake reply to: hello\n", "{stderr}");
+    assert!(
+        home.path()
+            .join(".local/state/claude-session/sessions/stm/U1/messages.jsonl")
+            .exists(),
+        "the default state dir was not used"
+    );
+}

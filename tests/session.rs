@@ -775,7 +775,7 @@ fn clear_all_text_reports_what_it_erased() {
     assert!(text.contains("erased everything of U1"), "{text}");
     assert!(!env.stm_dir("U1").exists());
     assert!(!env.profile_path("U1").exists());
-    assert!(index_entry(&env, "users/U1.md").is_none());
+    assert!(index_entry(&env, "ltm/users/U1.md").is_none());
 }
 
 /// Every path under sessions/ whose path names `user`, with its bytes.
@@ -882,8 +882,8 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
             .any(|k| k.starts_with(&format!("archive/{U}/")))
     );
     assert!(!ledger_lines(&env, U).is_empty(), "the ledger names {U}");
-    assert!(index_entry(&env, &format!("users/{U}.md")).is_some());
-    assert!(index_entry(&env, "topics/u-notes.md").is_some());
+    assert!(index_entry(&env, &format!("ltm/users/{U}.md")).is_some());
+    assert!(index_entry(&env, "ltm/topics/u-notes.md").is_some());
 
     let mut v_before = paths_of(&env, V);
     v_before.insert(
@@ -895,7 +895,7 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
     assert!(!v_ledger.is_empty());
     let v_index: Vec<Value> = index_entries(&env)
         .into_iter()
-        .filter(|e| e.to_string().contains(V) || e["path"] == json!("topics/v-notes.md"))
+        .filter(|e| e.to_string().contains(V) || e["path"] == json!("ltm/topics/v-notes.md"))
         .collect();
     assert_eq!(v_index.len(), 2, "profile and topic of {V}: {v_index:?}");
 
@@ -927,7 +927,7 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
         !topic_path(&env, "u-notes").exists(),
         "U's own topic is gone"
     );
-    assert!(index_entry(&env, "topics/u-notes.md").is_none());
+    assert!(index_entry(&env, "ltm/topics/u-notes.md").is_none());
     assert!(ledger_lines(&env, U).is_empty());
 
     // V is untouched, byte for byte.
@@ -950,7 +950,7 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
     assert_eq!(ledger_lines(&env, V), v_ledger);
     let v_index_after: Vec<Value> = index_entries(&env)
         .into_iter()
-        .filter(|e| e.to_string().contains(V) || e["path"] == json!("topics/v-notes.md"))
+        .filter(|e| e.to_string().contains(V) || e["path"] == json!("ltm/topics/v-notes.md"))
         .collect();
     assert_eq!(v_index_after, v_index);
     assert_eq!(ok_json(&env, &["session", "status"])["users"], json!(1));
@@ -1091,7 +1091,7 @@ fn profile_shows_sets_from_a_file_or_stdin_and_refuses_a_wrong_or_broken_one() {
         body.trim(),
         "## Preferences\n- Language: Traditional Chinese"
     );
-    let entry = index_entry(&env, "users/U1.md").expect("indexed");
+    let entry = index_entry(&env, "ltm/users/U1.md").expect("indexed");
     assert_eq!(entry["title"], json!("Kevin"));
     assert_eq!(entry["tags"], json!(["toeic", "student"]));
 
@@ -1129,7 +1129,7 @@ fn profile_shows_sets_from_a_file_or_stdin_and_refuses_a_wrong_or_broken_one() {
     );
     assert_eq!(body.trim(), "New body from stdin.");
     assert_eq!(
-        index_entry(&env, "users/U1.md").unwrap()["title"],
+        index_entry(&env, "ltm/users/U1.md").unwrap()["title"],
         json!("Kev")
     );
 
@@ -1214,7 +1214,7 @@ fn profile_edit_runs_the_editor_and_saves_and_needs_an_editor() {
     let (front, body) = markdown(&env.profile_path("U5"));
     assert_eq!(front.get("user_id").and_then(|v| v.as_str()), Some("U5"));
     assert!(body.contains("- Likes green tea"), "{body}");
-    assert!(index_entry(&env, "users/U5.md").is_some());
+    assert!(index_entry(&env, "ltm/users/U5.md").is_some());
 
     // Neither EDITOR nor VISUAL: a usage error, nothing changes.
     let before = tree(&env.sessions_dir());
@@ -1295,8 +1295,8 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
     assert_eq!(front.get("source").and_then(|v| v.as_str()), Some("admin"));
     assert!(front.get("updated").is_some());
     assert_eq!(body.trim(), "Oolong is best at 90 degrees.");
-    let entry = index_entry(&env, "topics/tea.md").expect("tea is indexed");
-    assert_eq!(entry["kind"], json!("topic"));
+    let entry = index_entry(&env, "ltm/topics/tea.md").expect("tea is indexed");
+    assert_eq!(entry["type"], json!("topic"));
     assert_eq!(entry["id"], json!("tea"));
     assert_eq!(entry["tags"], json!(["drinks", "green"]));
     assert_eq!(entry["title"], json!("Tea notes"));
@@ -1312,7 +1312,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["id"], json!("coffee"), "{v}");
     assert_eq!(
-        index_entry(&env, "topics/coffee.md").unwrap()["title"],
+        index_entry(&env, "ltm/topics/coffee.md").unwrap()["title"],
         json!("coffee")
     );
 
@@ -1364,7 +1364,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
     set_topic(&env, "tea", "Now sencha.\n", Some("a,b"));
     let entries: Vec<Value> = index_entries(&env)
         .into_iter()
-        .filter(|e| e["path"] == json!("topics/tea.md"))
+        .filter(|e| e["path"] == json!("ltm/topics/tea.md"))
         .collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0]["tags"], json!(["a", "b"]));
@@ -1382,13 +1382,13 @@ fn forget_removes_the_note_and_its_index_entry_and_refuses_an_unknown_slug() {
     let text = ok(&env, &["session", "forget", "tea"]);
     assert!(text.contains("tea"), "{text}");
     assert!(!topic_path(&env, "tea").exists());
-    assert!(index_entry(&env, "topics/tea.md").is_none());
-    assert!(index_entry(&env, "topics/coffee.md").is_some());
+    assert!(index_entry(&env, "ltm/topics/tea.md").is_none());
+    assert!(index_entry(&env, "ltm/topics/coffee.md").is_some());
 
     let v = ok_json(&env, &["session", "forget", "coffee"]);
     assert_eq!(v, json!({"forgotten": "coffee"}));
     assert!(!topic_path(&env, "coffee").exists());
-    assert!(index_entry(&env, "topics/coffee.md").is_none());
+    assert!(index_entry(&env, "ltm/topics/coffee.md").is_none());
 
     let before = tree(&env.sessions_dir());
     expect_exit(&run(&env, &["session", "forget", "tea"]), 2, "forget again");
@@ -1970,7 +1970,7 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
     let forgot = chat(&env, "U1", "/session forget tea");
     assert!(forgot.contains("tea"), "{forgot}");
     assert!(!topic_path(&env, "tea").exists());
-    assert!(index_entry(&env, "topics/tea.md").is_none());
+    assert!(index_entry(&env, "ltm/topics/tea.md").is_none());
 
     let cleared = chat(&env, "U1", "/session clear");
     assert!(cleared.contains('3'), "{cleared}");
@@ -2029,8 +2029,8 @@ fn in_chat_a_user_reaches_only_their_own_data() {
 
     let u1_before = paths_of(&env, "U1");
     let tea_before = std::fs::read(topic_path(&env, "tea")).unwrap();
-    let tea_entry = index_entry(&env, "topics/tea.md").expect("tea indexed");
-    let u1_entry = index_entry(&env, "users/U1.md").expect("U1 indexed");
+    let tea_entry = index_entry(&env, "ltm/topics/tea.md").expect("tea indexed");
+    let u1_entry = index_entry(&env, "ltm/users/U1.md").expect("U1 indexed");
     let u1_intact = |what: &str| {
         assert!(
             paths_of(&env, "U1") == u1_before,
@@ -2042,12 +2042,12 @@ fn in_chat_a_user_reaches_only_their_own_data() {
             "{what}: U1's topic changed"
         );
         assert_eq!(
-            index_entry(&env, "topics/tea.md"),
+            index_entry(&env, "ltm/topics/tea.md"),
             Some(tea_entry.clone()),
             "{what}"
         );
         assert_eq!(
-            index_entry(&env, "users/U1.md"),
+            index_entry(&env, "ltm/users/U1.md"),
             Some(u1_entry.clone()),
             "{what}"
         );

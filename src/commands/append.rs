@@ -6,15 +6,21 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use crate::cli::AppendArgs;
-use crate::commands::input::{build_message, message_text};
+use crate::commands::input::{build_message, check_ids, message_text};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::memory::message::{Message, parse_ts};
+use crate::memory::message::{Message, Role, parse_ts};
 use crate::memory::stm;
 use crate::state::State;
 
 pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<()> {
     let user = &args.message.user;
+    check_ids(&args.message)?;
+    if args.reply_to.is_some() && args.role != Role::Assistant {
+        return Err(usage(
+            "--reply-to names the message an assistant line answers; use it with --role assistant",
+        ));
+    }
     if let Some(source) = &args.jsonl {
         let lines = read_import(source)?;
         let count = lines.len();
@@ -33,14 +39,23 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         Some(ts) => parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?,
         None => chrono::Utc::now(),
     };
-    let message = build_message(state, &args.message, args.role, text, ts)?;
+    let mut message = build_message(state, &args.message, args.role, text, ts)?;
+    if let Some(id) = &args.reply_to {
+        message
+            .extra
+            .insert("replyTo".into(), serde_json::Value::from(id.as_str()));
+    }
     let key = args.message.conversation.as_ref().unwrap_or(user);
     let duplicate = {
         let _lock = state.lock_user(key)?;
-        // A platform re-sending the same event must not log it twice.
-        let duplicate = match &message.msg_id {
-            Some(id) => stm::find_delivery(state, key, id, message.ts)?.logged,
-            None => false,
+        // A platform re-sending the same event must not log it twice, and
+        // a broker retrying must not log the same answer twice.
+        let duplicate = match (&message.msg_id, &args.reply_to) {
+            (Some(id), _) if stm::find_delivery(state, key, id, message.ts)?.logged => true,
+            (_, Some(answered)) => stm::find_delivery(state, key, answered, message.ts)?
+                .reply
+                .is_some(),
+            _ => false,
         };
         if !duplicate {
             stm::append_locked(state, key, std::slice::from_ref(&message))?;
@@ -48,10 +63,15 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         duplicate
     };
     if duplicate {
-        crate::diag::info(format!(
-            "message id {} is already logged; not logged again",
-            message.msg_id.as_deref().unwrap_or_default()
-        ));
+        crate::diag::info(match &args.reply_to {
+            Some(id) if message.msg_id.is_none() => {
+                format!("message {id} already has an answer logged; not logged again")
+            }
+            _ => format!(
+                "message id {} is already logged; not logged again",
+                message.msg_id.as_deref().unwrap_or_default()
+            ),
+        });
     }
     if output.json {
         print_json(&json!({
@@ -60,7 +80,7 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
             "duplicate": duplicate,
         }))?;
     } else if duplicate {
-        print_text("duplicate: this message id is already logged")?;
+        print_text("duplicate: this message (or its answer) is already logged")?;
     }
     Ok(())
 }

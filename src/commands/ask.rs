@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::claude::{Claude, Reply, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
-use crate::commands::input::{build_message, message_text};
+use crate::commands::input::{build_message, check_ids, message_text};
 use crate::commands::{Output, chat, claude_runner, print_json, print_text};
 use crate::config::CompactionMode;
 use crate::error::{Exit, failure};
@@ -46,6 +46,7 @@ struct Turn<'a> {
 pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> {
     let json = output.json || args.output_format == Some(OutputFormat::Json);
     let sender = &args.message.user;
+    check_ids(&args.message)?;
     let text = message_text(&args.message)?;
 
     if let Some(command) = chat::parse(&text) {
@@ -96,7 +97,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
             let delivery = stm::find_delivery(state, turn.key, id, now)?;
             if delivery.logged {
                 drop(_lock);
-                return redelivered(&turn, id, delivery.reply, over_budget);
+                return redelivered(&turn, id, delivery, over_budget);
             }
         }
         if let Some(why) = over_budget {
@@ -117,7 +118,11 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     let compact_due = !args.no_compact
         && state.config.compacting.enabled
         && compaction::may_need(state, turn.key, false).unwrap_or(false);
-    print_reply(&turn, &reply.text, Some(&reply), compact_due)?;
+    let shown = Shown {
+        compacted: compact_due,
+        ..Shown::default()
+    };
+    print_reply(&turn, &reply.text, Some(&reply), shown)?;
     if let Some(inflight) = inflight {
         release(inflight);
     }
@@ -219,11 +224,28 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
 fn redelivered(
     turn: &Turn,
     id: &str,
-    reply: Option<Message>,
+    delivery: stm::Delivery,
     over_budget: Option<String>,
 ) -> anyhow::Result<()> {
-    if let Some(reply) = reply {
-        return print_reply(turn, &reply.text, None, false);
+    // The same id with other text: a broker reusing ids, not a redelivery.
+    // The first answer stands (the id is taken), but never silently.
+    let conflict = delivery
+        .text
+        .as_ref()
+        .is_some_and(|logged| logged != &turn.message.text);
+    if conflict {
+        crate::diag::warn(format!(
+            "message id {id} was already logged with different text; answering with the reply \
+             to that first message; give each message its own --msg-id"
+        ));
+    }
+    let replayed = Shown {
+        replayed: true,
+        conflict,
+        ..Shown::default()
+    };
+    if let Some(reply) = delivery.reply {
+        return print_reply(turn, &reply.text, None, replayed);
     }
     let state = turn.state;
     let wait = turn.claude.timeout + std::time::Duration::from_secs(5);
@@ -263,9 +285,18 @@ fn redelivered(
             drop(inflight);
             return refuse_over_budget(turn, &why);
         }
-        (None, None) => answer(turn, &parts)?.text,
+        (None, None) => {
+            let reply = answer(turn, &parts)?;
+            let fresh = Shown {
+                conflict,
+                ..Shown::default()
+            };
+            print_reply(turn, &reply.text, Some(&reply), fresh)?;
+            release(inflight);
+            return Ok(());
+        }
     };
-    print_reply(turn, &text, None, false)?;
+    print_reply(turn, &text, None, replayed)?;
     release(inflight);
     Ok(())
 }
@@ -274,7 +305,11 @@ fn redelivered(
 fn refuse_over_budget(turn: &Turn, why: &str) -> anyhow::Result<()> {
     let budget = &turn.state.config.budget;
     let text = budget.message.as_deref().unwrap_or(BUDGET_MESSAGE);
-    print_reply(turn, text, None, false)?;
+    let stopped = Shown {
+        budget_stopped: true,
+        ..Shown::default()
+    };
+    print_reply(turn, text, None, stopped)?;
     Err(failure(Exit::OverBudget, format!("no call made: {why}")))
 }
 
@@ -285,12 +320,20 @@ fn release(inflight: FileLock) {
     }
 }
 
-fn print_reply(
-    turn: &Turn,
-    text: &str,
-    reply: Option<&Reply>,
+/// How a printed reply came about, for `--json`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shown {
+    /// A compaction was due and started.
     compacted: bool,
-) -> anyhow::Result<()> {
+    /// The reply already logged for this message id, not a new call.
+    replayed: bool,
+    /// The message id was logged before with different text.
+    conflict: bool,
+    /// A budget cap stopped the call; the reply is `budget.message`.
+    budget_stopped: bool,
+}
+
+fn print_reply(turn: &Turn, text: &str, reply: Option<&Reply>, shown: Shown) -> anyhow::Result<()> {
     if turn.json {
         print_json(&json!({
             "reply": text,
@@ -298,7 +341,10 @@ fn print_reply(
             "conversation": turn.args.message.conversation.as_ref().map(UserId::as_str),
             "usage": reply.and_then(|r| r.usage.clone()),
             "costUsd": reply.and_then(|r| r.cost_usd),
-            "compacted": compacted,
+            "compacted": shown.compacted,
+            "replayed": shown.replayed,
+            "conflict": shown.conflict,
+            "budgetStopped": shown.budget_stopped,
         }))
     } else {
         print_text(text)

@@ -64,6 +64,10 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
             });
             reply
         }
+        // Nothing stored: nothing to lock (no lock file for a stranger).
+        ("clear", []) if !user_data::has_data(state, user) => {
+            "There is no conversation of ours to clear.".to_owned()
+        }
         ("clear", []) => {
             let moved = {
                 let _lock = state.lock_user(user)?;

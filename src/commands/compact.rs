@@ -19,6 +19,7 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
     let make_claude = || claude_runner(state, &args.claude).map(Some);
 
     if let Some(user) = args.conversation.as_ref().or(args.user.as_ref()) {
+        super::existing_user(state, user)?;
         let outcome = compaction::compact_user(state, user, &make_claude, options)?;
         return if output.json {
             print_json(&json!({"user": user.as_str(), "outcome": outcome}))

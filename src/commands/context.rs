@@ -10,10 +10,14 @@ use crate::state::State;
 
 pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<()> {
     if args.show_config {
-        return print_text(&serde_json::to_string_pretty(&state.config)?);
+        return show_config(state);
     }
     let user = args.user.as_ref().expect("clap requires --user");
     let key = args.conversation.as_ref().unwrap_or(user);
+    super::existing_user(state, key)?;
+    if key != user {
+        super::writable_user(state, user)?;
+    }
     let window = args
         .window
         .map_or(state.config.context_window(), |n| n as usize);
@@ -85,4 +89,19 @@ fn explain(rendered: &context::Rendered, budget: usize, window: usize) -> String
         ),
         context::estimate_tokens(&rendered.text)
     )
+}
+
+/// The effective configuration, and which state dir it belongs to: the
+/// path, where it came from, and whether anybody has written it yet.
+fn show_config(state: &State) -> anyhow::Result<()> {
+    let origin = &state.origin;
+    let value = json!({
+        "stateDir": {
+            "path": origin.path,
+            "source": origin.source,
+            "exists": origin.in_use(),
+        },
+        "config": state.config,
+    });
+    print_text(&serde_json::to_string_pretty(&value)?)
 }

@@ -10,6 +10,17 @@ use crate::error::usage;
 use crate::memory::message::{Attachment, Message, Role};
 use crate::state::State;
 
+/// The sender and conversation ids of a message to log: they become new
+/// folders, so they must keep the id rules (a seed folder outside them is
+/// reached by the admin commands only).
+pub fn check_ids(args: &MessageArgs) -> anyhow::Result<()> {
+    args.user.require_id_rules()?;
+    if let Some(conversation) = &args.conversation {
+        conversation.require_id_rules()?;
+    }
+    Ok(())
+}
+
 /// The message text: the arguments joined by spaces, else all of stdin.
 /// Never prompts: stdin on a terminal with no text is a usage error.
 pub fn message_text(args: &MessageArgs) -> anyhow::Result<String> {

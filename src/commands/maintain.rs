@@ -133,6 +133,9 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         let message = "another maintain run is in progress; this one did nothing";
         return if output.json {
             print_json(&json!({"busy": true, "message": message}))
+        } else if crate::diag::verbosity() < 0 {
+            // -q: an overlap is no failure, and cron mails any output.
+            Ok(())
         } else {
             print_text(message)
         };
@@ -169,47 +172,67 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
     let cost = *llm.cost.lock().expect("cost lock");
     let left: usize = reports.iter().map(|r| r.left_for_next_run).sum();
     let errors: usize = reports.iter().map(|r| r.errors.len()).sum();
+    // A dry run makes no call: it says how many the listed work would make.
+    let estimated = args.dry_run.then(|| estimated_llm_calls(&reports));
+    let quiet = crate::diag::verbosity() < 0;
     if output.json {
         print_json(&json!({
             "now": format_ts(&now),
             "dryRun": args.dry_run,
             "tasks": reports,
             "llmCalls": calls,
+            "llmCallsEstimated": estimated,
             "costUsd": cost,
             "leftForNextRun": left,
             "errors": errors,
         }))?;
+    } else if quiet {
+        // -q (cron): nothing on success; the errors, on stderr.
+        for report in &reports {
+            for error in &report.errors {
+                crate::diag::error(format!("{}: {error}", report.task));
+            }
+        }
     } else {
         print_text(&render_report(
-            &reports,
-            now,
-            args.dry_run,
-            calls,
-            cost,
-            left,
-            errors,
+            &reports, now, estimated, calls, cost, left, errors,
         ))?;
     }
     if errors > 0 {
         // The first failure's own code: a missing claude is 5, not 3.
         let exit = reports.iter().find_map(|r| r.exit).unwrap_or(Exit::State);
+        let see = if quiet && !output.json {
+            "listed above"
+        } else {
+            "see the report above"
+        };
         return Err(failure(
             exit,
-            format!("maintain finished with {errors} error(s); see the report above"),
+            format!("maintain finished with {errors} error(s); {see}"),
         ));
     }
     Ok(())
 }
 
+/// One call per compaction, per daily and per weekly summary listed.
+fn estimated_llm_calls(reports: &[TaskReport]) -> usize {
+    reports
+        .iter()
+        .filter(|r| matches!(r.task, "compact" | "daily" | "weekly"))
+        .map(|r| r.done)
+        .sum()
+}
+
 fn render_report(
     reports: &[TaskReport],
     now: DateTime<Utc>,
-    dry_run: bool,
+    estimated: Option<usize>,
     calls: u32,
     cost: f64,
     left: usize,
     errors: usize,
 ) -> String {
+    let dry_run = estimated.is_some();
     let mut out = format!(
         "maintain {}at {}\n",
         if dry_run { "(dry run) " } else { "" },
@@ -243,9 +266,15 @@ fn render_report(
             out.push_str(&format!("      error: {error}\n"));
         }
     }
-    out.push_str(&format!(
-        "LLM calls: {calls} (${cost:.4}); left for the next run: {left}; errors: {errors}"
-    ));
+    match estimated {
+        Some(estimated) => out.push_str(&format!(
+            "LLM calls: none made (dry run); about {estimated} for the work listed; \
+             left for the next run: {left}; errors: {errors}"
+        )),
+        None => out.push_str(&format!(
+            "LLM calls: {calls} (${cost:.4}); left for the next run: {left}; errors: {errors}"
+        )),
+    }
     out
 }
 

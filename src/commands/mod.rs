@@ -12,15 +12,16 @@ pub mod progress;
 pub mod session;
 pub mod style;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::claude::{self, Claude};
 
 use crate::cli::{ClaudeArgs, Cli, Command};
-use crate::error::usage;
-use crate::layout::Layout;
+use crate::error::{Exit, failure};
+use crate::layout::UserId;
+use crate::memory::user_data;
 use crate::state::State;
+use crate::state_dir::{self, EffectiveStateDir};
 
 /// Options every command sees, resolved from the global flags.
 #[derive(Debug, Clone, Copy)]
@@ -30,35 +31,66 @@ pub struct Output {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let output = Output { json: cli.json };
-    let state = || open_state(&cli);
+    // `ask` and `append` create the state dir on first use, as brokers
+    // need, and so do an admin's `profile --set` and `topic set` (which
+    // write what they were given); every other command refuses a state
+    // dir nobody has written.
+    let state = |creates: bool| open_state(&cli, creates);
     match &cli.command {
-        Command::Append(args) => append::run(&state()?, args, output),
-        Command::Context(args) => context::run(&state()?, args, output),
-        Command::Ask(args) => ask::run(&state()?, args, output),
-        Command::Compact(args) => compact::run(&state()?, args, output),
-        Command::Maintain(args) => maintain::run(&state()?, args, output),
-        Command::Session(args) => session::run(&state()?, args, output),
+        Command::Append(args) => append::run(&state(true)?, args, output),
+        Command::Ask(args) => ask::run(&state(true)?, args, output),
+        Command::Context(args) => context::run(&state(args.show_config)?, args, output),
+        Command::Compact(args) => compact::run(&state(false)?, args, output),
+        Command::Maintain(args) => maintain::run(&state(false)?, args, output),
+        Command::Session(args) => session::run(&state(session::writes(args))?, args, output),
     }
 }
 
-/// `--state-dir` (or its env var) wins; else `--channel` names the seed's
-/// default folder; neither is a usage error.
-fn state_dir(cli: &Cli) -> anyhow::Result<PathBuf> {
-    match (&cli.state_dir, &cli.channel) {
-        (Some(dir), _) if dir.as_os_str().is_empty() => Err(usage(
-            "--state-dir (or CLAUDE_SESSION_STATE_DIR) is empty; give a folder",
-        )),
-        (Some(dir), _) => Ok(dir.clone()),
-        (None, Some(channel)) => Ok(Layout::channel_state_dir(channel)),
-        (None, None) => Err(usage(
-            "no state dir given: pass --state-dir DIR (or set CLAUDE_SESSION_STATE_DIR), \
-             or --channel NAME for ./.claude/channels/NAME",
-        )),
-    }
+/// The effective state dir of these flags and where it came from (for
+/// `doctor` and `context --show-config`).
+pub fn effective_state_dir(cli: &Cli) -> anyhow::Result<EffectiveStateDir> {
+    state_dir::resolve_from_env(cli.state_dir.as_deref(), cli.channel.as_ref())
 }
 
-fn open_state(cli: &Cli) -> anyhow::Result<State> {
-    State::open(state_dir(cli)?, cli.channel.clone())
+fn open_state(cli: &Cli, may_be_new: bool) -> anyhow::Result<State> {
+    let dir = effective_state_dir(cli)?;
+    if !may_be_new && !dir.in_use() {
+        // No seed folder can be there: an id outside the rules is the
+        // first thing to report.
+        for user in cli.command.user_ids() {
+            user.require_id_rules()?;
+        }
+        dir.require_in_use()?;
+    }
+    State::open(dir, cli.channel.clone())
+}
+
+/// A read or admin command's `--user` (or `--conversation`): it must have
+/// something stored (exit 9 otherwise, before any lock file is made). An
+/// id outside the id rules reaches a seed folder of that exact name, and is
+/// a usage error when there is none.
+pub fn existing_user(state: &State, user: &UserId) -> anyhow::Result<()> {
+    if user_data::has_data(state, user) {
+        return Ok(());
+    }
+    user.require_id_rules()?;
+    Err(failure(
+        Exit::UnknownUser,
+        format!(
+            "no user or conversation {user:?} in {}: nothing is stored under that id; \
+             check the id (`claude-session session users` lists the known ones) and the state dir",
+            state.layout.state_dir().display()
+        ),
+    ))
+}
+
+/// An id a command may create data for (`ask`, `append`, `profile --set`):
+/// it keeps the id rules, unless it names a seed folder already there.
+pub fn writable_user(state: &State, user: &UserId) -> anyhow::Result<()> {
+    if user.follows_id_rules() || user_data::has_data(state, user) {
+        return Ok(());
+    }
+    user.require_id_rules()
 }
 
 /// Find claude and settle its options: flags first, then config.

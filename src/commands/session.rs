@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
 use crate::commands::style::{Style, human_bytes, table};
-use crate::commands::{Output, print_json, print_text};
+use crate::commands::{Output, existing_user, print_json, print_text, writable_user};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
 use crate::memory::message::{Message, format_ts};
@@ -21,11 +21,26 @@ use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
 use crate::store::fs::read_optional_text;
 
+/// Whether this subcommand writes what it was given (and so may start a
+/// new state dir), rather than reading or managing what is there.
+pub fn writes(args: &SessionArgs) -> bool {
+    match &args.command {
+        SessionCommand::Profile { set, edit, .. } => set.is_some() || *edit,
+        SessionCommand::Topic {
+            command: TopicCommand::Set { .. },
+        } => true,
+        _ => false,
+    }
+}
+
 pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<()> {
     let style = Style::detect();
     match &args.command {
         SessionCommand::Status { user: None } => status(state, output, style),
-        SessionCommand::Status { user: Some(user) } => user_status(state, user, output),
+        SessionCommand::Status { user: Some(user) } => {
+            existing_user(state, user)?;
+            user_status(state, user, output)
+        }
         SessionCommand::Users { sort, limit } => users(state, *sort, *limit, output, style),
         SessionCommand::Show {
             user,
@@ -38,6 +53,7 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
                 .as_ref()
                 .or(user.as_ref())
                 .expect("clap requires one");
+            existing_user(state, key)?;
             show(
                 state,
                 key,
@@ -48,8 +64,12 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
                 style,
             )
         }
-        SessionCommand::Clear { user, all, yes } => clear(state, user, *all, *yes, output),
+        SessionCommand::Clear { user, all, yes } => {
+            existing_user(state, user)?;
+            clear(state, user, *all, *yes, output)
+        }
         SessionCommand::Profile { user, set, edit } => {
+            writable_user(state, user)?;
             profile(state, user, set.as_deref(), *edit, output)
         }
         SessionCommand::Topics => topics(state, output, style),
@@ -61,7 +81,10 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         } => topic_set(state, slug, file.as_deref(), tags, output),
         SessionCommand::Forget { slug } => forget(state, slug, output),
         SessionCommand::Search { query, tag } => search_command(state, query, tag, output),
-        SessionCommand::Export { user, out, format } => export(state, user, out, *format, output),
+        SessionCommand::Export { user, out, format } => {
+            existing_user(state, user)?;
+            export(state, user, out, *format, output)
+        }
         SessionCommand::Reindex => reindex(state, output),
     }
 }

@@ -214,11 +214,12 @@ fn indent_body(body: &str) -> String {
         .join("\n")
 }
 
-/// Lines, breaking on every character a reader could take as a line break.
+/// Lines, breaking on every character a reader could take as a line break;
+/// `\r\n` (as Windows clients and some platforms send) is one break.
 fn split_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split([
-        '\n', '\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}',
-    ])
+    text.split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .flat_map(|line| line.split(['\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}']))
 }
 
 /// Cut `text` to at most `max` characters, the last ones being a marker
@@ -283,6 +284,26 @@ mod tests {
         let text = render(&parts, 12_000).text;
         let starts: Vec<_> = text.lines().filter(|l| l.starts_with('[')).collect();
         assert_eq!(starts.len(), 2, "{text}");
+    }
+
+    #[test]
+    fn crlf_is_one_line_break() {
+        let text = format_message(&msg(Role::User, "one\r\ntwo\r\n\r\nfour"));
+        assert_eq!(
+            text, "[2026-03-23 03:28] User: one\n  two\n  \n  four",
+            "a \\r\\n must not add a blank line"
+        );
+        let lone = format_message(&msg(Role::User, "a\rb"));
+        assert_eq!(lone, "[2026-03-23 03:28] User: a\n  b");
+    }
+
+    /// The seed labels every non-user line `Assistant`; this tool says
+    /// `System` for a system line, so a note the broker logged is never
+    /// presented to claude as something it said itself.
+    #[test]
+    fn system_lines_are_labelled_system() {
+        let text = format_message(&msg(Role::System, "user switched to English"));
+        assert_eq!(text, "[2026-03-23 03:28] System: user switched to English");
     }
 
     #[test]

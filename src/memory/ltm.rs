@@ -248,14 +248,23 @@ fn one_line(text: &str) -> String {
 
 // --- the index ---------------------------------------------------------------
 
-/// One entry of `ltm/index.json`.
+/// One entry of `ltm/index.json`, in the seed's schema (`type`, and
+/// `path` relative to `sessions/`: `ltm/users/U1.md`), so the seed's
+/// search, `forget` and `clear all` work on an index this tool wrote.
+/// Reads this tool's older form too (`kind`, `users/U1.md`); extra fields
+/// (`title`) are ignored by the seed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexEntry {
     /// `user` or `topic`.
+    #[serde(rename = "type", alias = "kind")]
     pub kind: String,
     pub id: String,
-    /// Relative to `ltm/`, e.g. `users/U1.md`.
+    /// Relative to `ltm/` in memory (`users/U1.md`); `ltm/users/U1.md` on disk.
+    #[serde(
+        serialize_with = "write_index_path",
+        deserialize_with = "read_index_path"
+    )]
     pub path: String,
     #[serde(default)]
     pub tags: Vec<String>,
@@ -263,6 +272,21 @@ pub struct IndexEntry {
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
+}
+
+/// The seed's paths are relative to `sessions/`.
+const SEED_PATH_PREFIX: &str = "ltm/";
+
+fn write_index_path<S: serde::Serializer>(path: &str, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{SEED_PATH_PREFIX}{path}"))
+}
+
+fn read_index_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    use serde::Deserialize as _;
+    let path = String::deserialize(d)?;
+    Ok(path
+        .strip_prefix(SEED_PATH_PREFIX)
+        .map_or(path.clone(), str::to_owned))
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -331,7 +355,7 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
             };
             let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
             let entry = if kind == "user" {
-                match UserId::new(&name) {
+                match UserId::seed_folder(&name) {
                     Ok(user) => IndexEntry::for_user(&user, &doc),
                     Err(_) => continue,
                 }
@@ -448,6 +472,22 @@ mod tests {
             "## Preferences\n- Language: Traditional Chinese\n- Likes tea\n- Timezone: UTC+8\n\n\
              ## Notes (admin)\nVIP customer.\n\n## Ongoing Topics\n- TOEIC 860 preparation\n"
         );
+    }
+
+    #[test]
+    fn the_index_is_written_in_the_seed_schema_and_both_forms_read() {
+        let seed = r#"{"version":1,"entries":[{"type":"user","id":"U1","path":"ltm/users/U1.md","tags":["toeic"],"updated":"2026-03-23T03:28:32.000Z"}]}"#;
+        let ours = r#"{"version":1,"entries":[{"kind":"topic","id":"t","path":"topics/t.md","tags":[],"title":"T"}]}"#;
+        let seed: Index = serde_json::from_str(seed).unwrap();
+        let ours: Index = serde_json::from_str(ours).unwrap();
+        assert_eq!(seed.entries[0].kind, "user");
+        assert_eq!(seed.entries[0].path, "users/U1.md");
+        assert_eq!(ours.entries[0].kind, "topic");
+        assert_eq!(ours.entries[0].path, "topics/t.md");
+        let written: serde_json::Value = serde_json::to_value(&seed.entries[0]).unwrap();
+        assert_eq!(written["type"], "user");
+        assert_eq!(written["path"], "ltm/users/U1.md");
+        assert!(written.get("kind").is_none());
     }
 
     #[test]

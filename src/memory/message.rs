@@ -102,6 +102,8 @@ pub struct LineKeys<'a> {
     pub msg_id: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default)]
     pub reply_to: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub role: Option<std::borrow::Cow<'a, str>>,
 }
 
 impl<'a> LineKeys<'a> {

@@ -189,13 +189,15 @@ pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
     })
 }
 
-/// Every user with an STM folder, sorted. Folders whose names are not
-/// valid ids (left by hand or by another tool) are skipped.
+/// Every user with an STM folder, sorted.
 pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
     list_user_dirs(&state.layout.stm_root())
 }
 
-/// Valid user ids among the folder names in `dir`, sorted.
+/// The user folders in `dir`, sorted. A folder the seed made for an id
+/// outside this tool's id rules (`Kevin Lee`, `fan#1`) is listed, with a
+/// warning once per run; one that is no safe path component (or not
+/// UTF-8) is skipped with a warning.
 pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
@@ -203,19 +205,57 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
         if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        if let Some(user) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok()) {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            warn_once(format!(
+                "{}: a folder name that is not UTF-8; skipped (rename it to the user's id)",
+                entry.path().display()
+            ));
+            continue;
+        };
+        if let Ok(user) = UserId::new(name) {
             users.push(user);
+            continue;
+        }
+        match UserId::seed_folder(name) {
+            Ok(user) => {
+                warn_once(format!(
+                    "{}: the user folder {name:?} is outside this tool's id rules (the seed \
+                     library made it); it is listed and maintained, and admin commands reach it \
+                     with --user {name:?}, but ask and append refuse the id: have the broker \
+                     use the platform's id, or export and erase it",
+                    dir.display()
+                ));
+                users.push(user);
+            }
+            // `.locks`, `.tmp` and `archive/logs` are this tool's own.
+            Err(_) if name.starts_with('.') || name == "logs" => {}
+            Err(e) => warn_once(format!("{}: skipped: {e:#}", entry.path().display())),
         }
     }
     users.sort();
     Ok(users)
 }
 
-/// What the log holds for one platform message id: was it logged, and
-/// which reply answers it (`replyTo`).
+/// A warning said once per process, however many listings meet its cause.
+fn warn_once(message: String) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.contains(&message) {
+        diag::warn(&message);
+        said.push(message);
+    }
+}
+
+/// What the log holds for one platform message id: was it logged (and
+/// with which text), and which reply answers it: the assistant line whose
+/// `replyTo` names it, or, as the seed logs answers without `replyTo`, an
+/// assistant line without one right after the message.
 #[derive(Debug, Default)]
 pub struct Delivery {
     pub logged: bool,
+    /// The text the id was first logged with.
+    pub text: Option<String>,
     pub reply: Option<Message>,
 }
 
@@ -239,7 +279,8 @@ pub fn find_delivery(
     let mut delivery = Delivery::default();
     // The id as it appears in a line; lines without it are not parsed.
     let quoted = serde_json::to_string(msg_id)?;
-    let mut check = |line: &[u8]| {
+    // `line`, and the line after it in the file (for a seed answer).
+    let mut check = |line: &[u8], next: Option<&[u8]>| {
         if !std::str::from_utf8(line).is_ok_and(|text| text.contains(&quoted)) {
             return;
         }
@@ -249,19 +290,38 @@ pub fn find_delivery(
         if keys.msg_id.as_deref() == Some(msg_id) {
             delivery.logged = true;
         }
-        if delivery.reply.is_none() && keys.reply_to.as_deref() == Some(msg_id) {
+        if keys.msg_id.as_deref() == Some(msg_id) && keys.role.as_deref() == Some("user") {
+            if delivery.text.is_none() {
+                delivery.text = Message::parse(line).ok().map(|m| m.text);
+            }
+            if delivery.reply.is_none()
+                && let Some(next) = next.and_then(|n| Message::parse(n).ok())
+                && next.role == crate::memory::message::Role::Assistant
+                && next
+                    .extra
+                    .get("replyTo")
+                    .is_none_or(|r| r.as_str() == Some(msg_id))
+            {
+                delivery.reply = Some(next);
+            }
+        }
+        if keys.reply_to.as_deref() == Some(msg_id) {
+            // The explicit `replyTo` wins over a seed-style neighbour.
             delivery.reply = Message::parse(line).ok();
         }
     };
     let path = state.layout.messages_file(key);
     let mut reached_start = true;
     if let Some(file) = open_read(&path)? {
+        let mut after: Option<Vec<u8>> = None;
         for (scanned, item) in reverse_lines(file, &path)?.enumerate() {
             if scanned == REDELIVERY_WINDOW_LINES {
                 reached_start = false;
                 break;
             }
-            check(&item?.1);
+            let line = item?.1;
+            check(&line, after.as_deref());
+            after = Some(line);
         }
     }
     if reached_start {
@@ -275,8 +335,8 @@ pub fn find_delivery(
         days.dedup();
         for day in days {
             let archived = crate::store::archive::read_lines(&state.layout.archive_file(key, day))?;
-            for line in &archived.lines {
-                check(line);
+            for (i, line) in archived.lines.iter().enumerate() {
+                check(line, archived.lines.get(i + 1).map(Vec::as_slice));
             }
         }
     }

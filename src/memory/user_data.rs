@@ -56,6 +56,18 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
     paths
 }
 
+/// Whether anything is stored under this id: a log, profile, summaries,
+/// archive, lines in a group, or topic notes it owns. Read commands refuse
+/// an id without any, and create nothing (not even a lock file) for it.
+pub fn has_data(state: &State, user: &UserId) -> bool {
+    let layout = &state.layout;
+    data_paths(state, user)
+        .iter()
+        .chain(std::iter::once(&layout.memberships_dir(user)))
+        .any(|path| std::fs::symlink_metadata(path).is_ok())
+        || owned_topics(state, user).is_ok_and(|owned| !owned.is_empty())
+}
+
 /// Numbers for one user.
 pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<UserStats> {
     let mut stats = UserStats {
@@ -463,7 +475,8 @@ pub fn known_users(state: &State) -> anyhow::Result<Vec<UserId>> {
     users.extend(
         ltm::markdown_names(&state.layout.profiles_dir())?
             .iter()
-            .filter_map(|name| UserId::new(name).ok()),
+            // A seed profile outside the id rules too, as its folders are.
+            .filter_map(|name| UserId::seed_folder(name).ok()),
     );
     Ok(users.into_iter().collect())
 }

@@ -1,8 +1,17 @@
-//! Markdown with YAML frontmatter between `---` lines, as the seed writes
+//! Markdown with frontmatter between `---` lines, as the seed writes
 //! summaries and profiles. Unknown keys survive a rewrite in their order.
+//!
+//! The seed does not parse YAML: its `parseFrontmatter` reads one
+//! `key: value` per line, the value as written (quotes kept), `[a, b]` as a
+//! list split on commas, `true`/`false` and digits as such. So this module
+//! reads such lines the seed's way (`display_name: #1 Fan` is "#1 Fan",
+//! not a YAML comment), and writes only lines the seed reads back the
+//! same: flow lists, unquoted values wherever that is unambiguous. Files
+//! that older versions of this tool wrote (YAML block lists, quoted
+//! scalars) still read as before.
 
-use anyhow::{anyhow, bail};
-use serde_yaml::{Mapping, Value};
+use anyhow::bail;
+use serde_yaml::{Mapping, Number, Value};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Document {
@@ -33,21 +42,10 @@ impl Document {
             }
             offset += line.len();
         }
-        let Some((yaml_end, body_start)) = close else {
+        let Some((front_end, body_start)) = close else {
             bail!("the frontmatter opened by `---` on line 1 is never closed by a `---` line");
         };
-        let yaml = &rest[..yaml_end];
-        let front = if yaml.trim().is_empty() {
-            Mapping::new()
-        } else {
-            match serde_yaml::from_str::<Value>(yaml)
-                .map_err(|e| anyhow!("the frontmatter is not valid YAML: {e}"))?
-            {
-                Value::Mapping(map) => map,
-                Value::Null => Mapping::new(),
-                _ => bail!("the frontmatter must be YAML `key: value` lines"),
-            }
-        };
+        let front = parse_front(&rest[..front_end]);
         let body = rest[body_start..]
             .trim_start_matches(['\n', '\r'])
             .to_owned();
@@ -56,8 +54,8 @@ impl Document {
 
     pub fn render(&self) -> String {
         let mut out = String::from("---\n");
-        if !self.front.is_empty() {
-            out.push_str(&render_front(&self.front));
+        for (key, value) in &self.front {
+            out.push_str(&render_entry(key, value));
         }
         out.push_str("---\n\n");
         out.push_str(self.body.trim_end_matches('\n'));
@@ -69,8 +67,9 @@ impl Document {
         self.front.get(key).and_then(Value::as_str)
     }
 
-    /// A scalar as text: `user_id: 987654321` (a YAML number, as numeric
-    /// platform ids are written unquoted) reads as "987654321".
+    /// A scalar as text: `user_id: 987654321` (a number to the seed's
+    /// parser, as numeric platform ids are written unquoted) reads as
+    /// "987654321".
     pub fn get_text(&self, key: &str) -> Option<String> {
         match self.front.get(key)? {
             Value::String(s) => Some(s.clone()),
@@ -81,7 +80,10 @@ impl Document {
     }
 
     pub fn get_u64(&self, key: &str) -> Option<u64> {
-        self.front.get(key).and_then(Value::as_u64)
+        match self.front.get(key)? {
+            Value::String(s) => s.parse().ok(),
+            value => value.as_u64(),
+        }
     }
 
     pub fn set(&mut self, key: &str, value: impl Into<Value>) {
@@ -93,7 +95,12 @@ impl Document {
         match self.front.get(key) {
             Some(Value::Sequence(items)) => items
                 .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .filter(|t| !t.is_empty())
                 .collect(),
             Some(Value::String(s)) => s
                 .split(',')
@@ -105,57 +112,204 @@ impl Document {
     }
 }
 
-/// The frontmatter as YAML that reads back the same. serde_yaml's block
-/// style is the readable default, but a value holding a character YAML
-/// counts as a line break (U+2028, U+0085…) comes out unindented and can
-/// swallow the closing `---`; such a mapping is written one
-/// `"key": "value"` line per entry instead, in JSON syntax (which YAML
-/// reads), with those characters escaped.
-fn render_front(front: &Mapping) -> String {
-    let yaml = serde_yaml::to_string(front).expect("a mapping serialises");
-    if yaml.ends_with('\n') && serde_yaml::from_str::<Mapping>(&yaml).ok().as_ref() == Some(front) {
-        return yaml;
+// --- reading ---------------------------------------------------------------
+
+/// The frontmatter's entries. Lines in the seed's one-line form (or this
+/// tool's JSON-quoted form) are read line by line, as the seed does; a
+/// frontmatter with other lines (YAML block lists, comments: older versions
+/// of this tool) is read as YAML, and when that fails too, the seed's way
+/// (lines it cannot read are skipped, as the seed skips them).
+fn parse_front(text: &str) -> Mapping {
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let entries: Vec<Option<(String, Value)>> = lines.iter().map(|l| read_line(l)).collect();
+    if entries.iter().all(Option::is_some) {
+        return entries
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (Value::from(k), v))
+            .collect();
     }
-    let mut out = String::new();
-    for (key, value) in front {
-        out.push_str(&render_entry(key, value));
+    match serde_yaml::from_str::<Value>(text) {
+        Ok(Value::Mapping(map)) => map,
+        Ok(Value::Null) => Mapping::new(),
+        _ => entries
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (Value::from(k), v))
+            .collect(),
     }
-    out
 }
 
-/// One `key: value` line in JSON syntax when that reads back the same;
-/// otherwise (a tag, NaN, a non-string key inside) serde_yaml's own text
-/// for the entry, never glued to what follows.
-fn render_entry(key: &Value, value: &Value) -> String {
-    let json =
-        serde_json::to_string(key).and_then(|k| serde_json::to_string(value).map(|v| (k, v)));
-    if let Ok((key_json, value_json)) = json {
-        let line = format!("{}: {}\n", yaml_safe(&key_json), yaml_safe(&value_json));
-        let mut single = Mapping::new();
-        single.insert(key.clone(), value.clone());
-        if serde_yaml::from_str::<Mapping>(&line).ok() == Some(single) {
-            return line;
+/// One `key: value` line: the seed's form (`^(\w[\w_]*)\s*:\s*(.*)$`), or
+/// a JSON-quoted key as this tool writes keys the seed's form cannot hold.
+fn read_line(line: &str) -> Option<(String, Value)> {
+    if line.starts_with('"') {
+        let mut stream = serde_json::Deserializer::from_str(line).into_iter::<String>();
+        let key = stream.next()?.ok()?;
+        let rest = line[stream.byte_offset()..]
+            .trim_start()
+            .strip_prefix(':')?;
+        return Some((key, read_value(rest.trim_start())));
+    }
+    let colon = line.find(':')?;
+    let key = line[..colon].trim_end_matches([' ', '\t']);
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if key.is_empty() || !key.chars().all(word) {
+        return None;
+    }
+    let raw = line[colon + 1..].trim_start_matches([' ', '\t']);
+    Some((key.to_owned(), read_value(raw)))
+}
+
+/// A value as the seed's parser reads it, plus the quoted forms this tool
+/// writes (JSON `"…"`, and YAML `'…'` from older versions).
+fn read_value(raw: &str) -> Value {
+    if raw.starts_with('[') && raw.ends_with(']') {
+        if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(raw) {
+            return json_to_yaml(serde_json::Value::Array(items));
         }
+        let inner = raw[1..raw.len() - 1].trim();
+        if inner.is_empty() {
+            return Value::Sequence(Vec::new());
+        }
+        return Value::Sequence(inner.split(',').map(|s| Value::from(s.trim())).collect());
     }
-    let mut single = Mapping::new();
-    single.insert(key.clone(), value.clone());
-    let mut text = serde_yaml::to_string(&single).unwrap_or_default();
-    if !text.ends_with('\n') {
-        text.push('\n');
+    match raw {
+        "true" => return Value::Bool(true),
+        "false" => return Value::Bool(false),
+        _ => {}
     }
-    text
+    if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
+        // Digits the seed reads as a number; kept as text when a number
+        // would change them (a leading zero, more than 64 bits).
+        return match raw.parse::<u64>() {
+            Ok(n) if n.to_string() == raw => Value::Number(Number::from(n)),
+            _ => Value::from(raw),
+        };
+    }
+    if is_number_text(raw)
+        && let Ok(number @ Value::Number(_)) = serde_yaml::from_str::<Value>(raw)
+    {
+        return number;
+    }
+    if raw.starts_with('"')
+        && let Ok(value) = serde_json::from_str::<String>(raw)
+    {
+        return Value::from(value);
+    }
+    if raw.starts_with('{')
+        && let Ok(value @ serde_json::Value::Object(_)) = serde_json::from_str(raw)
+    {
+        return json_to_yaml(value);
+    }
+    if raw.len() >= 2
+        && raw.starts_with('\'')
+        && raw.ends_with('\'')
+        && let Ok(Value::String(s)) = serde_yaml::from_str::<Value>(raw)
+    {
+        return Value::from(s);
+    }
+    Value::from(raw)
 }
 
-/// Escape what JSON leaves raw but YAML reads as a line break or refuses.
-fn yaml_safe(json: &str) -> String {
+/// A negative integer, a decimal, or YAML's `.nan`/`.inf`: how numbers
+/// other than plain digits are written (the seed keeps them as text).
+fn is_number_text(raw: &str) -> bool {
+    if matches!(raw, ".nan" | ".inf" | "-.inf") {
+        return true;
+    }
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let (mantissa, exponent) = match digits.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['-', '+']).unwrap_or(e))),
+        None => (digits, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, "0"));
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    all_digits(whole) && all_digits(fraction) && exponent.is_none_or(all_digits)
+}
+
+fn json_to_yaml(value: serde_json::Value) -> Value {
+    serde_yaml::to_value(value).unwrap_or(Value::Null)
+}
+
+// --- writing ---------------------------------------------------------------
+
+/// One line the seed's parser reads as this tool means it: the value bare
+/// when that is unambiguous, else JSON (which the seed keeps as text).
+fn render_entry(key: &Value, value: &Value) -> String {
+    let key_text = match key {
+        Value::String(k) if is_seed_key(k) => k.clone(),
+        other => json_line_text(other),
+    };
+    format!("{key_text}: {}\n", render_value(value))
+}
+
+/// `\w[\w_]*` as the seed's regular expression means it (ASCII).
+fn is_seed_key(key: &str) -> bool {
+    !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn render_value(value: &Value) -> String {
+    match value {
+        Value::String(s) if reads_back_bare(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => String::new(),
+        Value::Sequence(items) if items.iter().all(is_bare_list_item) => {
+            let items: Vec<String> = items.iter().map(render_value).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => json_line_text(other),
+    }
+}
+
+/// Text written bare reads back as the same string, to the seed and here.
+fn reads_back_bare(s: &str) -> bool {
+    // Numbers read back as numbers: only plain digits keep their text.
+    let number_changes_it = is_number_text(s) && !is_plain_number(s);
+    let ambiguous = s.is_empty()
+        || s.trim() != s
+        || matches!(s, "true" | "false")
+        || number_changes_it
+        || (s.starts_with('[') && s.ends_with(']'))
+        || s.starts_with(['"', '\'', '{']);
+    !ambiguous && !s.chars().any(breaks_a_line)
+}
+
+/// Digits that read back as the same text through a number (`123456789`,
+/// a numeric platform id), as the seed's `parseInt` and this module read
+/// them; `0123` is not one.
+fn is_plain_number(s: &str) -> bool {
+    s.parse::<u64>().is_ok_and(|n| n.to_string() == s)
+}
+
+/// An item of a flow list the seed splits on commas.
+fn is_bare_list_item(item: &Value) -> bool {
+    match item {
+        Value::String(s) => {
+            reads_back_bare(s) && !s.contains([',', '[', ']']) && !is_number_text(s)
+        }
+        _ => false,
+    }
+}
+
+/// What ends a line for the seed's `.` (JavaScript) or for a reader of
+/// this file, and what no bare value may hold.
+fn breaks_a_line(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+/// JSON for a value that cannot be written bare, with every character a
+/// reader could take as a line break escaped.
+fn json_line_text(value: &Value) -> String {
+    let json = serde_json::to_string(value).unwrap_or_else(|_| "null".into());
     json.chars()
         .map(|c| match c {
-            '\u{7f}'..='\u{9f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{feff}'
-            | '\u{fffe}'
-            | '\u{ffff}' => {
+            '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => {
                 format!("\\u{:04x}", c as u32)
             }
             c => c.to_string(),
@@ -206,6 +360,58 @@ tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Ch
                 .and_then(Value::as_f64)
                 .is_some_and(f64::is_nan)
         );
+    }
+
+    /// Issue 17: what YAML misreads in a seed profile reads as the seed
+    /// reads it, and this tool's older YAML files read as before.
+    #[test]
+    fn seed_values_read_as_the_seed_reads_them() {
+        let doc = Document::parse(
+            "---\nuser_id: 123456789\ndisplay_name: #1 Fan\nnote: Kev: the [best] @home *\n\
+             tags: [toeic, student]\nempty: []\nzero: 0123\n---\n\nbody\n",
+        )
+        .unwrap();
+        assert_eq!(doc.get_text("user_id").as_deref(), Some("123456789"));
+        assert_eq!(doc.get_str("display_name"), Some("#1 Fan"));
+        assert_eq!(doc.get_str("note"), Some("Kev: the [best] @home *"));
+        assert_eq!(doc.get_str_list("tags"), ["toeic", "student"]);
+        assert!(doc.get_str_list("empty").is_empty());
+        assert_eq!(doc.get_text("zero").as_deref(), Some("0123"));
+
+        let older = Document::parse(
+            "---\nuser_id: '123456789'\ndisplay_name: Kevin\ntags:\n- toeic\n- exam\n---\n\nb\n",
+        )
+        .unwrap();
+        assert_eq!(older.get_text("user_id").as_deref(), Some("123456789"));
+        assert_eq!(older.get_str_list("tags"), ["toeic", "exam"]);
+    }
+
+    #[test]
+    fn writes_flow_lists_and_bare_values_where_unambiguous() {
+        let mut doc = Document::default();
+        doc.set("user_id", "123456789");
+        doc.set("display_name", "Kev: the [best] @home *");
+        doc.set(
+            "tags",
+            Value::Sequence(vec!["toeic".into(), "student".into()]),
+        );
+        doc.set("zero", "0123");
+        doc.set("flag", "true");
+        doc.set("padded", " x ");
+        let text = doc.render();
+        assert!(text.contains("\nuser_id: 123456789\n"), "{text}");
+        assert!(
+            text.contains("\ndisplay_name: Kev: the [best] @home *\n"),
+            "{text}"
+        );
+        assert!(text.contains("\ntags: [toeic, student]\n"), "{text}");
+        assert!(text.contains("\nzero: \"0123\"\n"), "{text}");
+        assert!(text.contains("\nflag: \"true\"\n"), "{text}");
+        assert!(text.contains("\npadded: \" x \"\n"), "{text}");
+        let again = Document::parse(&text).unwrap();
+        for key in ["user_id", "display_name", "zero", "flag", "padded"] {
+            assert_eq!(again.get_text(key), doc.get_text(key), "{key}");
+        }
     }
 
     #[test]

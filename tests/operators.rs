@@ -1,0 +1,471 @@
+//! Operators' mistakes never look like success (issue 17): a state dir
+//! that does not exist, an unknown user, a quiet cron run, a reused
+//! message id, a broker that logs replies itself.
+
+mod common;
+
+use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of};
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn json_of(out: &std::process::Output) -> Value {
+    serde_json::from_str(stdout_of(out).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout_of(out), stderr_of(out)))
+}
+
+fn append(env: &TestEnv, user: &str, text: &str) {
+    env.cmd()
+        .args(["append", "--user", user, "--", text])
+        .assert()
+        .success();
+}
+
+// --- 9: a state dir that does not exist -------------------------------------
+
+/// `session users`/`status` printed zeros and `maintain` created the dir
+/// and reported success: a typo in a crontab did nothing forever.
+#[test]
+fn read_commands_and_maintain_refuse_a_state_dir_that_does_not_exist() {
+    let env = TestEnv::new();
+    for args in [
+        &["session", "users"][..],
+        &["session", "status"],
+        &["session", "topics"],
+        &["session", "search", "x"],
+        &["maintain"],
+        &["maintain", "--dry-run"],
+        &["compact", "--all"],
+    ] {
+        env.cmd().args(args).assert().code(3).stdout("").stderr(
+            predicate::str::contains(env.state_dir().display().to_string())
+                .and(predicate::str::contains("check the --state-dir path")),
+        );
+        assert!(!env.state_dir().exists(), "{args:?} created the state dir");
+    }
+    // The variable is named as the source when it gave the path.
+    env.cmd_without_state_dir()
+        .env("CLAUDE_SESSION_STATE_DIR", env.state_dir())
+        .args(["maintain", "-q"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("check CLAUDE_SESSION_STATE_DIR"));
+    assert!(!env.state_dir().exists());
+}
+
+#[test]
+fn channel_from_the_wrong_folder_is_refused_with_the_likely_fix() {
+    let env = TestEnv::new();
+    let broker = env.dir.path().join("broker");
+    std::fs::create_dir_all(&broker).unwrap();
+    env.cmd_without_state_dir()
+        .current_dir(&broker)
+        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    // cron runs in $HOME, not in the broker's folder.
+    env.cmd_without_state_dir()
+        .args(["--channel", "slack", "session", "users"])
+        .assert()
+        .code(3)
+        .stderr(
+            predicate::str::contains(".claude/channels/slack")
+                .and(predicate::str::contains("relative to the current folder")),
+        );
+    assert!(!env.dir.path().join(".claude").exists());
+    env.cmd_without_state_dir()
+        .current_dir(&broker)
+        .args(["--channel", "slack", "session", "users"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("U1"));
+}
+
+#[test]
+fn ask_and_append_create_the_state_dir_on_first_use() {
+    for first in ["ask", "append"] {
+        let env = TestEnv::new();
+        let mut cmd = env.cmd();
+        cmd.args([first, "--user", "U1"]);
+        if first == "ask" {
+            cmd.arg("--claude-bin").arg(fake_claude());
+        }
+        cmd.args(["--", "hello"]).assert().success();
+        assert_eq!(env.messages("U1")[0]["text"], "hello", "{first}");
+        // Then the read commands work on it.
+        env.cmd().args(["session", "users"]).assert().success();
+        env.cmd()
+            .args(["maintain", "-q"])
+            .assert()
+            .success()
+            .stdout("");
+    }
+}
+
+// --- 10: an unknown user ------------------------------------------------------
+
+#[test]
+fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
+    let env = TestEnv::new();
+    append(&env, "U1", "hi");
+    let out = env.dir.path().join("ghost-export");
+    for args in [
+        &["session", "status", "--user", "ghost"][..],
+        &["session", "show", "--user", "ghost"],
+        &["session", "show", "--conversation", "ghost"],
+        &[
+            "session",
+            "export",
+            "--user",
+            "ghost",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["session", "clear", "--user", "ghost", "--yes"],
+        &["session", "clear", "--user", "ghost", "--all", "--yes"],
+        &["context", "--user", "ghost"],
+        &["compact", "--user", "ghost"],
+    ] {
+        env.cmd().args(args).assert().code(9).stdout("").stderr(
+            predicate::str::contains("\"ghost\"")
+                .and(predicate::str::contains("nothing is stored")),
+        );
+    }
+    assert!(!out.exists(), "an empty export was written");
+    let locks = env.sessions_dir().join(".locks");
+    let names: Vec<String> = walk(&locks)
+        .iter()
+        .map(|p| p.display().to_string())
+        .filter(|p| p.contains("ghost"))
+        .collect();
+    assert!(names.is_empty(), "lock files for an unknown id: {names:?}");
+    assert!(!env.stm_dir("ghost").exists());
+    // The known user still works, and a bad id is still a usage error.
+    env.cmd()
+        .args(["session", "status", "--user", "U1"])
+        .assert()
+        .success();
+    env.cmd()
+        .args(["session", "status", "--user", "../x"])
+        .assert()
+        .code(2);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            found.push(entry.path());
+            found.extend(walk(&entry.path()));
+        }
+    }
+    found
+}
+
+// --- 11: maintain -q and --dry-run --------------------------------------------
+
+#[test]
+fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    for i in 0..5 {
+        append(&env, "U1", &format!("message {i}"));
+    }
+    // An old broker log to rotate (into archive/logs/, no user folder).
+    let log = env.state_dir().join("logs").join("broker-slack.log");
+    common::write_file(&log, b"old\n");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    // Success: nothing at all, however much was done.
+    env.cmd()
+        .args(["maintain", "-q", "--claude-bin"])
+        .arg(fake_claude())
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            r#"{"summary":"They talked.","facts":{}}"#,
+        )
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+    assert!(
+        env.stm_dir("U1").join("summary.md").exists(),
+        "it did the work"
+    );
+    assert!(!log.exists(), "the log was rotated");
+    // archive/logs/ is no user folder: listing users says nothing of it.
+    env.cmd()
+        .args(["session", "users"])
+        .assert()
+        .success()
+        .stderr("");
+    // A second, idle run: still nothing.
+    env.cmd()
+        .args(["maintain", "-q", "--claude-bin"])
+        .arg(fake_claude())
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+
+    // An error: on stderr, with the error's own exit code (5: no claude).
+    for i in 5..10 {
+        append(&env, "U1", &format!("message {i}"));
+    }
+    let out = env
+        .cmd()
+        .args([
+            "maintain",
+            "-q",
+            "--only",
+            "compact",
+            "--claude-bin",
+            "/nonexistent/claude",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "");
+    assert!(
+        stderr_of(&out).contains("compact: U1:"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(
+        stderr_of(&out).contains("does not exist"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn a_dry_run_estimates_the_llm_calls_it_lists() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    for user in ["U1", "U2"] {
+        for day in [20, 21] {
+            env.cmd()
+                .args(["append", "--user", user, "--ts"])
+                .arg(format!("2026-03-{day}T10:00:00Z"))
+                .args(["--", "hello"])
+                .assert()
+                .success();
+        }
+    }
+    append(&env, "U1", "a");
+    append(&env, "U1", "b");
+    let now = "2026-03-22T12:00:00Z";
+    let out = env
+        .cmd()
+        .args([
+            "--json",
+            "maintain",
+            "--dry-run",
+            "--only",
+            "compact,daily",
+            "--now",
+            now,
+        ])
+        .output()
+        .unwrap();
+    let report = json_of(&out);
+    // U1 over the threshold: 1 compaction; days 20 and 21 of U1 and U2: 4 dailies.
+    assert_eq!(report["llmCallsEstimated"], 5, "{report}");
+    assert_eq!(report["llmCalls"], 0);
+    let text = env
+        .cmd()
+        .args([
+            "maintain",
+            "--dry-run",
+            "--only",
+            "compact,daily",
+            "--now",
+            now,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&text).contains("about 5 for the work listed"),
+        "{}",
+        stdout_of(&text)
+    );
+    assert_eq!(env.claude_calls(), 0);
+}
+
+// --- 14: ask --json says how the reply came about -----------------------------
+
+#[test]
+fn ask_json_flags_a_replay_a_conflict_and_a_budget_stop() {
+    let env = TestEnv::new();
+    let first = json_of(
+        &ask(&env)
+            .args(["--json", "--user", "U1", "--msg-id", "m1", "--", "hello"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(first["replayed"], false, "{first}");
+    assert_eq!(first["conflict"], false);
+    assert_eq!(first["budgetStopped"], false);
+
+    let again = ask(&env)
+        .args(["--json", "--user", "U1", "--msg-id", "m1", "--", "hello"])
+        .output()
+        .unwrap();
+    let again_json = json_of(&again);
+    assert_eq!(again_json["replayed"], true, "{again_json}");
+    assert_eq!(again_json["conflict"], false);
+    assert_eq!(again_json["reply"], "fake reply to: hello");
+    assert!(stderr_of(&again).is_empty(), "{}", stderr_of(&again));
+
+    // The same id, other text: not silently the old reply.
+    let reused = ask(&env)
+        .args([
+            "--json",
+            "--user",
+            "U1",
+            "--msg-id",
+            "m1",
+            "--",
+            "something else",
+        ])
+        .output()
+        .unwrap();
+    assert!(reused.status.success());
+    let reused_json = json_of(&reused);
+    assert_eq!(reused_json["conflict"], true, "{reused_json}");
+    assert_eq!(reused_json["replayed"], true);
+    assert!(
+        stderr_of(&reused).contains("already logged with different text"),
+        "{}",
+        stderr_of(&reused)
+    );
+    assert_eq!(env.claude_calls(), 1);
+
+    env.write_config(r#"{"budget": {"dailyUsd": 0.01}}"#);
+    let stopped = ask(&env)
+        .args(["--json", "--user", "U1", "--msg-id", "m2", "--", "more"])
+        .output()
+        .unwrap();
+    assert_eq!(stopped.status.code(), Some(7));
+    let stopped_json = json_of(&stopped);
+    assert_eq!(stopped_json["budgetStopped"], true, "{stopped_json}");
+    assert_eq!(stopped_json["replayed"], false);
+}
+
+// --- 15: append --reply-to ----------------------------------------------------
+
+#[test]
+fn append_reply_to_logs_replies_as_ask_does_and_redelivery_works() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--msg-id", "1711.1", "--", "hi"])
+        .assert()
+        .success();
+    env.cmd()
+        .args([
+            "append",
+            "--user",
+            "U1",
+            "--role",
+            "assistant",
+            "--reply-to",
+            "1711.1",
+        ])
+        .args(["--", "Hello!"])
+        .assert()
+        .success();
+    let log = env.messages("U1");
+    assert_eq!(log[1]["replyTo"], "1711.1", "{log:?}");
+    // The same answer again (a broker retrying): logged once.
+    env.cmd()
+        .args(["--json", "append", "--user", "U1", "--role", "assistant"])
+        .args(["--reply-to", "1711.1", "--", "Hello!"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"duplicate\":true"));
+    assert_eq!(env.messages("U1").len(), 2);
+    // A redelivery through ask is answered from the log.
+    let replay = json_of(
+        &ask(&env)
+            .args(["--json", "--user", "U1", "--msg-id", "1711.1", "--", "hi"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(replay["reply"], "Hello!", "{replay}");
+    assert_eq!(replay["replayed"], true);
+    assert_eq!(env.claude_calls(), 0);
+    // Only an assistant line answers.
+    env.cmd()
+        .args(["append", "--user", "U1", "--reply-to", "1711.1", "--", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--role assistant"));
+}
+
+// --- 4 and 5 on the command line: what the parser accepts ---------------------
+
+#[test]
+fn a_negative_id_is_accepted_wherever_an_id_goes() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args([
+            "append", "--user", "-42", "--msg-id", "-7", "--thread", "-1", "--group", "-100",
+        ])
+        .args(["--", "hi"])
+        .assert()
+        .success();
+    env.cmd()
+        .args([
+            "append",
+            "--user",
+            "-42",
+            "--role",
+            "assistant",
+            "--reply-to",
+            "-7",
+            "--",
+            "yo",
+        ])
+        .assert()
+        .success();
+    let log = env.messages("-42");
+    assert_eq!(log[0]["msgId"], "-7");
+    assert_eq!(log[0]["threadId"], "-1");
+    assert_eq!(log[0]["groupId"], "-100");
+    assert_eq!(log[1]["replyTo"], "-7");
+    for args in [
+        &["session", "status", "--user", "-42"][..],
+        &["session", "show", "-u", "-42"],
+        &["context", "-u", "-42"],
+        &["compact", "--user", "-42", "--dry-run"],
+    ] {
+        env.cmd().args(args).assert().success();
+    }
+    // A real flag after --user is still a flag (no value given).
+    env.cmd()
+        .args(["session", "show", "--user", "--archive"])
+        .assert()
+        .code(2);
+}
+
+/// In chat, `/session clear` from somebody with nothing stored answers so,
+/// and makes no lock file for them.
+#[test]
+fn chat_clear_from_a_stranger_makes_no_lock_file() {
+    let env = TestEnv::new();
+    append(&env, "U1", "hi");
+    ask(&env)
+        .args(["--user", "U2", "--", "/session clear"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no conversation of ours"));
+    let strangers: Vec<_> = walk(&env.sessions_dir())
+        .into_iter()
+        .filter(|p| p.display().to_string().contains("U2"))
+        .collect();
+    assert!(strangers.is_empty(), "{strangers:?}");
+}

@@ -1,0 +1,611 @@
+//! Compatibility with the seed's TypeScript library, both ways (issue 17).
+//!
+//! `tests/fixtures/seed-state/` was written by the seed library itself (see
+//! `tests/fixtures/seed-state.README.md`): this tool must read it as the
+//! seed does. And what this tool writes is read back here by
+//! [`seed::parse_frontmatter`], a line-for-line Rust copy of the seed's
+//! `parseFrontmatter`, and by the seed's view of `ltm/index.json`: a format
+//! change that would break the seed fails here.
+
+mod common;
+
+use std::path::Path;
+
+use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+/// The seed's `parseFrontmatter` and what it makes of values (utils.ts):
+///
+/// ```ts
+/// const match = content.match(/^---\n([\s\S]*?)\n---\n([\s\S]*)$/)
+/// for (const line of match[1].split('\n')) {
+///   const m = line.match(/^(\w[\w_]*)\s*:\s*(.*)$/)
+///   if (rawVal.startsWith('[') && rawVal.endsWith(']')) val = rawVal.slice(1, -1).split(',').map(s => s.trim())
+///   else if (rawVal === 'true') val = true  else if (rawVal === 'false') val = false
+///   else if (/^\d+$/.test(rawVal)) val = parseInt(rawVal, 10)
+/// ```
+mod seed {
+    use std::collections::BTreeMap;
+
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum Val {
+        Str(String),
+        List(Vec<String>),
+        Bool(bool),
+        /// `parseInt` of a run of digits, kept as its digits.
+        Int(String),
+    }
+
+    /// JavaScript's `\s`.
+    fn js_space(c: char) -> bool {
+        c.is_whitespace() || c == '\u{feff}'
+    }
+
+    /// What JavaScript's `.` does not match.
+    fn js_line_terminator(c: char) -> bool {
+        matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+    }
+
+    fn js_word(c: char) -> bool {
+        c.is_ascii_alphanumeric() || c == '_'
+    }
+
+    /// `/^(\w[\w_]*)\s*:\s*(.*)$/` on one line.
+    fn line(line: &str) -> Option<(String, String)> {
+        let key_end = line.find(|c: char| !js_word(c)).unwrap_or(line.len());
+        if key_end == 0 {
+            return None;
+        }
+        let rest = line[key_end..].trim_start_matches(js_space);
+        let raw = rest.strip_prefix(':')?.trim_start_matches(js_space);
+        if raw.chars().any(js_line_terminator) {
+            return None;
+        }
+        Some((line[..key_end].to_owned(), raw.to_owned()))
+    }
+
+    fn value(raw: &str) -> Val {
+        if raw.starts_with('[') && raw.ends_with(']') && raw.len() >= 2 {
+            return Val::List(
+                raw[1..raw.len() - 1]
+                    .split(',')
+                    .map(|s| s.trim_matches(js_space).to_owned())
+                    .collect(),
+            );
+        }
+        match raw {
+            "true" => Val::Bool(true),
+            "false" => Val::Bool(false),
+            _ if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => {
+                Val::Int(raw.trim_start_matches('0').to_owned())
+            }
+            _ => Val::Str(raw.to_owned()),
+        }
+    }
+
+    pub fn parse_frontmatter(content: &str) -> (BTreeMap<String, Val>, String) {
+        let mut meta = BTreeMap::new();
+        let Some(rest) = content.strip_prefix("---\n") else {
+            return (meta, content.to_owned());
+        };
+        // `([\s\S]*?)\n---\n`: the first such line ends the frontmatter.
+        let Some(end) = rest.find("\n---\n") else {
+            return (meta, content.to_owned());
+        };
+        for l in rest[..end].split('\n') {
+            if let Some((key, raw)) = line(l) {
+                meta.insert(key, value(&raw));
+            }
+        }
+        (meta, rest[end + 5..].to_owned())
+    }
+
+    /// `Array.isArray(meta.tags) ? meta.tags : []`, as the seed indexes tags.
+    pub fn tags(meta: &BTreeMap<String, Val>) -> Vec<String> {
+        match meta.get("tags") {
+            Some(Val::List(items)) => items.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn text(meta: &BTreeMap<String, Val>, key: &str) -> Option<String> {
+        match meta.get(key)? {
+            Val::Str(s) => Some(s.clone()),
+            Val::Int(digits) => Some(digits.clone()),
+            Val::Bool(b) => Some(b.to_string()),
+            Val::List(_) => None,
+        }
+    }
+}
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/seed-state");
+
+/// A copy of the seed's fixture as this test's state dir.
+fn seed_env() -> TestEnv {
+    let env = TestEnv::new();
+    copy_tree(Path::new(FIXTURE), &env.state_dir());
+    env
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn run_ok(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    let out = env.cmd().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}{}",
+        stdout_of(&out),
+        stderr_of(&out)
+    );
+    out
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    serde_json::from_str(stdout_of(out).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout_of(out)))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+// --- the reader itself ----------------------------------------------------------
+
+#[test]
+fn the_seed_reader_reads_the_seeds_own_files_as_the_seed_meant_them() {
+    let profile = read(&Path::new(FIXTURE).join("sessions/ltm/users/U0123ABC.md"));
+    let (meta, body) = seed::parse_frontmatter(&profile);
+    assert_eq!(seed::tags(&meta), ["toeic", "student"]);
+    assert_eq!(seed::text(&meta, "display_name").as_deref(), Some("Kevin"));
+    assert!(body.starts_with("\n## Preferences\n- Language: English"));
+    // The seed's quirks, which the reader must share to be a fair judge.
+    let (meta, _) = seed::parse_frontmatter("---\nuser_id: '123'\ntags:\n- a\n---\nx");
+    assert_eq!(seed::text(&meta, "user_id").as_deref(), Some("'123'"));
+    assert_eq!(seed::tags(&meta), Vec::<String>::new());
+    let (meta, _) = seed::parse_frontmatter("---\nname: #1 Fan\n---\n");
+    assert_eq!(seed::text(&meta, "name").as_deref(), Some("#1 Fan"));
+}
+
+// --- 1: ltm/index.json ----------------------------------------------------------
+
+/// The seed's index reads without a rebuild, and an index this tool writes
+/// is one the seed's search, forget and clear can use: `type`, and a
+/// `path` from `sessions/` that names the file.
+#[test]
+fn the_index_is_read_and_written_in_the_seed_schema() {
+    let env = seed_env();
+    let out = run_ok(&env, &["session", "search", "exam", "--tag", "english"]);
+    assert!(
+        !stderr_of(&out).contains("rebuilding"),
+        "the seed's index was not read: {}",
+        stderr_of(&out)
+    );
+    // A write through this tool: a topic, then reindex.
+    let note = env.dir.path().join("note.md");
+    write_file(&note, b"Kana practice.\n");
+    run_ok(
+        &env,
+        &[
+            "session",
+            "topic",
+            "set",
+            "japanese",
+            note.to_str().unwrap(),
+            "--tags",
+            "language,japanese",
+        ],
+    );
+    let index_path = env.sessions_dir().join("ltm/index.json");
+    for round in ["after topic set", "after reindex"] {
+        let index: Value = serde_json::from_str(&read(&index_path)).unwrap();
+        let entries = index["entries"].as_array().unwrap();
+        assert!(entries.len() >= 6, "{round}: {index}");
+        for entry in entries {
+            let kind = entry["type"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{round}: {entry}"));
+            assert!(matches!(kind, "user" | "topic"), "{round}: {entry}");
+            let path = entry["path"].as_str().unwrap();
+            assert!(path.starts_with("ltm/"), "{round}: {entry}");
+            // searchByText: join(sessionPaths.root, e.path) must exist.
+            assert!(env.sessions_dir().join(path).exists(), "{round}: {entry}");
+            assert!(entry["tags"].is_array(), "{round}: {entry}");
+        }
+        let japanese = entries.iter().find(|e| e["id"] == "japanese").unwrap();
+        assert_eq!(japanese["tags"], json!(["language", "japanese"]), "{round}");
+        run_ok(&env, &["session", "reindex"]);
+    }
+}
+
+// --- 2: frontmatter this tool writes --------------------------------------------
+
+/// Profiles, summaries and topics this tool writes: every tag, id and name
+/// reads to the seed's parser as this tool meant it.
+#[test]
+fn what_this_tool_writes_the_seed_reads_the_same() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2}}"#);
+    let name = "Kev: the [best] @home * #1";
+    for (i, text) in ["Hi, I'm Kevin", "I study for the TOEIC", "in English"]
+        .iter()
+        .enumerate()
+    {
+        ask(&env)
+            .args(["--user", "123456789", "--msg-id", &format!("m{i}")])
+            .args(["--display-name", name, "--", text])
+            .assert()
+            .success();
+    }
+    let facts = json!({
+        "summary": "Kevin studies for the TOEIC.",
+        "facts": {"language": "English", "tags": ["TOEIC", "student"], "topics": ["exam in May"]}
+    });
+    env.cmd()
+        .args(["compact", "--user", "123456789", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_REPLY", facts.to_string())
+        .assert()
+        .success();
+
+    let profile = read(&env.profile_path("123456789"));
+    let (meta, body) = seed::parse_frontmatter(&profile);
+    assert_eq!(seed::tags(&meta), ["toeic", "student"], "{profile}");
+    assert_eq!(
+        seed::text(&meta, "user_id").as_deref(),
+        Some("123456789"),
+        "{profile}"
+    );
+    assert_eq!(
+        seed::text(&meta, "display_name").as_deref(),
+        Some(name),
+        "{profile}"
+    );
+    assert!(body.contains("- Language: English"), "{profile}");
+
+    let summary = read(&env.stm_dir("123456789").join("summary.md"));
+    let (meta, body) = seed::parse_frontmatter(&summary);
+    assert_eq!(
+        seed::text(&meta, "user_id").as_deref(),
+        Some("123456789"),
+        "{summary}"
+    );
+    assert!(
+        matches!(meta.get("messages_compacted"), Some(seed::Val::Int(_))),
+        "{summary}"
+    );
+    assert!(body.contains("Kevin studies for the TOEIC."));
+
+    // A topic with tags, written by an admin.
+    let note = env.dir.path().join("note.md");
+    write_file(
+        &note,
+        b"---\ntitle: TOEIC: listening [part 2]\n---\nPractice.\n",
+    );
+    run_ok(
+        &env,
+        &[
+            "session",
+            "topic",
+            "set",
+            "toeic",
+            note.to_str().unwrap(),
+            "--tags",
+            "exam,english",
+        ],
+    );
+    let topic = read(&env.sessions_dir().join("ltm/topics/toeic.md"));
+    let (meta, _) = seed::parse_frontmatter(&topic);
+    assert_eq!(seed::tags(&meta), ["exam", "english"], "{topic}");
+    assert_eq!(
+        seed::text(&meta, "title").as_deref(),
+        Some("TOEIC: listening [part 2]"),
+        "{topic}"
+    );
+}
+
+/// Daily and weekly summaries from `maintain`: the seed's keys, readable.
+#[test]
+fn summaries_from_maintain_read_the_same_to_the_seed() {
+    let env = seed_env();
+    run_ok(
+        &env,
+        &[
+            "maintain",
+            "--only",
+            "daily",
+            "--now",
+            "2026-03-22T12:00:00Z",
+            "--claude-bin",
+            fake_claude().to_str().unwrap(),
+        ],
+    );
+    let daily = env
+        .sessions_dir()
+        .join("summaries/U0000FAN/daily/2026-03-21.md");
+    let text = read(&daily);
+    let (meta, body) = seed::parse_frontmatter(&text);
+    assert_eq!(
+        seed::text(&meta, "user_id").as_deref(),
+        Some("U0000FAN"),
+        "{text}"
+    );
+    assert_eq!(
+        seed::text(&meta, "date").as_deref(),
+        Some("2026-03-21"),
+        "{text}"
+    );
+    assert_eq!(
+        meta.get("message_count"),
+        Some(&seed::Val::Int("2".into())),
+        "{text}"
+    );
+    assert!(!body.trim().is_empty());
+}
+
+// --- 3: seed files this tool used to misread ------------------------------------
+
+/// `display_name: #1 Fan` and `Kev: the [best] @home *` are what the seed
+/// meant; facts merge into such a profile and the name is kept.
+#[test]
+fn seed_profiles_yaml_would_misread_are_read_as_the_seed_reads_them() {
+    let env = seed_env();
+    // Each has two messages: a window of one leaves one to compact.
+    env.write_config(r#"{"stm":{"contextWindow":1}}"#);
+    for (user, name) in [
+        ("U0000FAN", "#1 Fan"),
+        ("U0000ODD", "Kev: the [best] @home *"),
+    ] {
+        let out = run_ok(&env, &["--json", "context", "--user", user]);
+        let context = json_of(&out);
+        let profile = context["profile"].as_str().unwrap();
+        assert!(
+            !profile.contains("display_name"),
+            "frontmatter injected: {profile}"
+        );
+        assert!(profile.contains("## Preferences"), "{profile}");
+        assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
+
+        let facts =
+            json!({"summary": "They said hello.", "facts": {"name": "Sam", "tags": ["vip"]}});
+        env.cmd()
+            .args(["compact", "--user", user, "--force", "--claude-bin"])
+            .arg(fake_claude())
+            .env("FAKE_CLAUDE_REPLY", facts.to_string())
+            .assert()
+            .success();
+        let text = read(&env.profile_path(user));
+        let (meta, body) = seed::parse_frontmatter(&text);
+        assert_eq!(
+            seed::text(&meta, "display_name").as_deref(),
+            Some(name),
+            "{text}"
+        );
+        assert_eq!(seed::tags(&meta), ["vip"], "{text}");
+        assert!(body.contains("- Name: Sam"), "facts not merged: {text}");
+        assert!(body.contains("First interaction"), "seed text lost: {text}");
+    }
+}
+
+// --- 4: seed folders outside the id rules --------------------------------------
+
+#[test]
+fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
+    let env = seed_env();
+    let out = run_ok(&env, &["--json", "session", "users"]);
+    let users: Vec<String> = json_of(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["user"].as_str().unwrap().to_owned())
+        .collect();
+    for odd in ["Kevin Lee", "fan#1", "李小龍"] {
+        assert!(
+            users.contains(&odd.to_owned()),
+            "{odd} not listed: {users:?}"
+        );
+        assert!(
+            stderr_of(&out).contains(&format!("{odd:?}")),
+            "no warning about {odd}: {}",
+            stderr_of(&out)
+        );
+    }
+    assert!(
+        stderr_of(&out).contains("--user"),
+        "the warning says what to do"
+    );
+    let status = json_of(&run_ok(&env, &["--json", "session", "status"]));
+    assert_eq!(status["users"], 6, "{status}");
+
+    // Admin commands reach them by name.
+    let shown = json_of(&run_ok(
+        &env,
+        &["--json", "session", "show", "--user", "Kevin Lee"],
+    ));
+    assert_eq!(shown[0]["text"], "hi from a space");
+    run_ok(&env, &["session", "status", "--user", "李小龍"]);
+    let export = env.dir.path().join("fan-export");
+    run_ok(
+        &env,
+        &[
+            "session",
+            "export",
+            "--user",
+            "fan#1",
+            "--out",
+            export.to_str().unwrap(),
+        ],
+    );
+    assert!(export.join("stm/messages.jsonl").exists() || export.read_dir().unwrap().count() > 0);
+    run_ok(
+        &env,
+        &["session", "clear", "--user", "fan#1", "--all", "--yes"],
+    );
+    assert!(!env.stm_dir("fan#1").exists());
+
+    // maintain reaches them (a dry run lists their daily summaries).
+    let report = json_of(&run_ok(
+        &env,
+        &[
+            "--json",
+            "maintain",
+            "--dry-run",
+            "--only",
+            "daily",
+            "--now",
+            "2026-03-22T12:00:00Z",
+        ],
+    ));
+    assert!(report.to_string().contains("Kevin Lee"), "{report}");
+
+    // But no new folder outside the rules: ask and append still refuse.
+    env.cmd()
+        .args(["append", "--user", "Kevin Lee", "--", "hi"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("user id"));
+    // Nor does an admin command invent one that is not there.
+    env.cmd()
+        .args(["session", "show", "--user", "Nobody Here"])
+        .assert()
+        .code(2);
+}
+
+// --- 5: ids that look like flags ------------------------------------------------
+
+#[test]
+fn negative_ids_are_ids_not_flags() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args([
+            "--user",
+            "-1001234567890",
+            "--msg-id",
+            "-5",
+            "--",
+            "hi group",
+        ])
+        .assert()
+        .success()
+        .stdout("fake reply to: hi group\n");
+    env.cmd()
+        .args([
+            "append",
+            "--user",
+            "U1",
+            "--conversation",
+            "-1001234567890",
+            "--",
+            "me too",
+        ])
+        .assert()
+        .success();
+    let shown = json_of(&run_ok(
+        &env,
+        &["--json", "session", "show", "--user", "-1001234567890"],
+    ));
+    assert_eq!(shown.as_array().unwrap().len(), 3, "{shown}");
+    assert_eq!(shown[0]["msgId"], "-5");
+    run_ok(&env, &["context", "--user", "-1001234567890"]);
+}
+
+// --- 6: redelivery of seed-logged messages --------------------------------------
+
+#[test]
+fn a_redelivered_seed_message_is_answered_from_the_log() {
+    let env = seed_env();
+    let out = ask(&env)
+        .args(["--json", "--user", "U0123ABC", "--msg-id", "U0123ABC-m20"])
+        .args(["--", "What am I preparing for?"])
+        .output()
+        .unwrap();
+    let reply = json_of(&out);
+    assert_eq!(reply["reply"], "The TOEIC.", "{reply}");
+    assert_eq!(reply["replayed"], true);
+    assert_eq!(env.claude_calls(), 0, "the seed's answer was not seen");
+    // A seed message whose next line is not an answer is answered now.
+    let lines_before = env.read_lines("U0123ABC").len();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(env.messages_path("U0123ABC"))
+        .and_then(|mut f| {
+            use std::io::Write as _;
+            f.write_all(
+                b"{\"ts\":\"2026-03-21T04:00:00.000Z\",\"role\":\"user\",\"text\":\"unanswered\",\"msgId\":\"U0123ABC-m30\",\"channel\":\"slack\"}\n",
+            )
+        })
+        .unwrap();
+    let reply = json_of(
+        &ask(&env)
+            .args(["--json", "--user", "U0123ABC", "--msg-id", "U0123ABC-m30"])
+            .args(["--", "unanswered"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(reply["replayed"], false, "{reply}");
+    assert_eq!(env.claude_calls(), 1);
+    assert_eq!(env.read_lines("U0123ABC").len(), lines_before + 2);
+}
+
+// --- 7: context rendering of seed data ------------------------------------------
+
+#[test]
+fn seed_crlf_and_system_lines_render_as_documented() {
+    let env = seed_env();
+    let text = stdout_of(&run_ok(
+        &env,
+        &["context", "--user", "U0123ABC", "--window", "5"],
+    ));
+    assert!(
+        text.contains("User: line one\n  line two\n["),
+        "a \\r\\n added a line: {text:?}"
+    );
+    assert!(
+        text.contains("] System: user switched to English"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[Conversation summary]\n  Kevin is preparing"),
+        "{text}"
+    );
+    assert!(text.contains("[User profile]"), "{text}");
+}
+
+// --- 8: the fixture as a whole reads cleanly ------------------------------------
+
+#[test]
+fn the_seed_state_dir_reads_without_warnings_or_changes() {
+    let env = seed_env();
+    let before = common::snapshot_tree(&env.state_dir(), |_| false);
+    for args in [
+        &["session", "show", "--user", "U0123ABC"][..],
+        &["session", "profile", "--user", "U0123ABC"],
+        &["session", "topics"],
+        &["context", "--user", "U0123ABC"],
+    ] {
+        let out = run_ok(&env, args);
+        assert!(stderr_of(&out).is_empty(), "{args:?}: {}", stderr_of(&out));
+    }
+    // Channel-wide: only the warning about the seed's odd folders.
+    let out = run_ok(&env, &["session", "status"]);
+    for line in stderr_of(&out).lines() {
+        assert!(line.contains("outside this tool's id rules"), "{line}");
+    }
+    let after = common::snapshot_tree(&env.state_dir(), |_| false);
+    assert!(
+        common::differences(&before, &after).is_empty(),
+        "reading changed the seed's files: {:?}",
+        common::differences(&before, &after)
+    );
+}
