@@ -93,6 +93,8 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("LANG", "C.UTF-8")
             .env("FAKE_CLAUDE_LOG", self.claude_log())
+            // claude's environment is an allowlist: let the fake's settings through.
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
             .current_dir(self.dir.path());
         cmd
     }
@@ -107,6 +109,7 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("LANG", "C.UTF-8")
             .env("FAKE_CLAUDE_LOG", self.claude_log())
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
             .current_dir(self.dir.path())
             .arg("--state-dir")
             .arg(self.state_dir());
@@ -124,6 +127,7 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("LANG", "C.UTF-8")
             .env("BIN", binary())
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
             .env("STATE", self.state_dir())
             .current_dir(self.dir.path());
         cmd
