@@ -20,6 +20,10 @@ use serde_json::Value;
 
 use crate::error::{Exit, failure};
 
+/// The Claude Code release this tool is tested against (the npm package
+/// `@anthropic-ai/claude-code` the test suite installs; `doctor` compares).
+pub const KNOWN_GOOD_VERSION: &str = "2.1.197";
+
 /// How long a child gets between SIGTERM and SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
 

@@ -6,6 +6,8 @@
 //! these helpers are unused in a given test crate.
 #![allow(dead_code)]
 
+pub mod real_claude;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
