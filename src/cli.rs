@@ -85,6 +85,29 @@ pub enum Command {
     /// Inspect and manage memory: status, users, show, clear, profile, topics, search, export
     #[command(after_help = SESSION_EXAMPLES)]
     Session(SessionArgs),
+    /// Check everything a broker needs before going live; say what to fix
+    #[command(after_help = DOCTOR_EXAMPLES)]
+    Doctor(DoctorArgs),
+}
+
+const DOCTOR_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack doctor
+  claude-session --state-dir /srv/bot doctor --live --json
+
+Checks: claude found and its version (against the tested one), authentication
+for claude (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN), the state dir
+writable and private, config.json valid; with --live one minimal real call.
+Exits 0 when every check passes, else with the code of the first failure.";
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Also make one minimal real call to claude (costs a few tokens)
+    #[arg(long)]
+    pub live: bool,
+
+    #[command(flatten)]
+    pub claude: ClaudeArgs,
 }
 
 const ASK_EXAMPLES: &str = "\

@@ -386,3 +386,21 @@ fn timeout_stops_the_real_claude_and_what_it_started() {
     let claude = processes_with("environ", &broker.mock.base_url());
     assert!(claude.is_empty(), "{claude:?}");
 }
+
+#[test]
+fn doctor_live_makes_one_real_call_and_knows_the_version() {
+    let env = TestEnv::new();
+    env.write_config("{}");
+    let mock = MockApi::start();
+    mock.push(json!({"text": "ok"}));
+    let out = env
+        .real(&mock)
+        .args(["doctor", "--live", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(out.status.success(), "{report}");
+    let checks = report["checks"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["status"] == "ok"), "{report}");
+    assert_eq!(mock.count(), 1);
+}
