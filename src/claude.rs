@@ -132,7 +132,10 @@ impl Sandbox {
             .prefix("claude-session-call-")
             .tempdir_in(&base)
             .with_context(|| {
-                format!("could not create claude's private folder in {}", base.display())
+                format!(
+                    "could not create claude's private folder in {}",
+                    base.display()
+                )
             })?;
         for sub in ["home", "work"] {
             crate::store::fs::ensure_dir(&dir.path().join(sub))?;
@@ -255,9 +258,14 @@ impl Claude {
             args.push(self.allowed_tools.join(",").into());
         }
         args.extend(
-            ["--setting-sources", "", "--strict-mcp-config", "--disable-slash-commands"]
-                .iter()
-                .map(OsString::from),
+            [
+                "--setting-sources",
+                "",
+                "--strict-mcp-config",
+                "--disable-slash-commands",
+            ]
+            .iter()
+            .map(OsString::from),
         );
         if let Some(schema) = json_schema {
             args.push("--json-schema".into());
@@ -283,10 +291,13 @@ impl Claude {
     fn environment(&self, sandbox: &Sandbox) -> Vec<(OsString, OsString)> {
         let wanted = |name: &str| {
             ENV_ALLOWLIST.contains(&name)
-                || self.env.iter().any(|pattern| match pattern.strip_suffix('*') {
-                    Some(prefix) => name.starts_with(prefix),
-                    None => pattern == name,
-                })
+                || self
+                    .env
+                    .iter()
+                    .any(|pattern| match pattern.strip_suffix('*') {
+                        Some(prefix) => name.starts_with(prefix),
+                        None => pattern == name,
+                    })
         };
         let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
             .filter(|(name, _)| name.to_str().is_some_and(wanted))
@@ -874,7 +885,10 @@ mod tests {
         };
         for (stdout, exit) in [
             (
-                envelope("null", "API Error: Repeated 529 Overloaded errors.\\nTry again."),
+                envelope(
+                    "null",
+                    "API Error: Repeated 529 Overloaded errors.\\nTry again.",
+                ),
                 Exit::ClaudeUnavailable,
             ),
             (
@@ -890,7 +904,10 @@ mod tests {
                 Exit::ClaudeUnavailable,
             ),
             (
-                envelope("401", "Failed to authenticate. API Error: 401 invalid x-api-key"),
+                envelope(
+                    "401",
+                    "Failed to authenticate. API Error: 401 invalid x-api-key",
+                ),
                 Exit::ClaudeFailed,
             ),
             (
@@ -909,7 +926,10 @@ mod tests {
     #[test]
     fn output_that_is_not_a_reply_is_named_and_never_passed_on() {
         for (stdout, named) in [
-            (r#"{"type":"result","subtype":"success","is_error":false}"#, "without a `result`"),
+            (
+                r#"{"type":"result","subtype":"success","is_error":false}"#,
+                "without a `result`",
+            ),
             (
                 r#"{"type":"result","subtype":"success","is_error":false,"result":42}"#,
                 "a number, not text",
@@ -918,7 +938,10 @@ mod tests {
                 r#"{"type":"result","subtype":"success","is_error":false,"result":null}"#,
                 "null, not text",
             ),
-            (r#"{"type":"result","result":"hi","#, "looks like JSON but does not parse"),
+            (
+                r#"{"type":"result","result":"hi","#,
+                "looks like JSON but does not parse",
+            ),
             (r#"{"result":"hi"}"#, "not a result envelope"),
             (
                 r#"{"type":"result","subtype":"error_max_turns","is_error":false,"result":"x"}"#,
@@ -939,9 +962,16 @@ mod tests {
         ] {
             let err = parse_output(Path::new("claude"), output(0, stdout, "")).unwrap_err();
             let message = format!("{err:#}");
-            assert_eq!(crate::error::exit_code_of(&err), Exit::ClaudeFailed, "{message}");
+            assert_eq!(
+                crate::error::exit_code_of(&err),
+                Exit::ClaudeFailed,
+                "{message}"
+            );
             assert!(message.contains(named), "{stdout} gave: {message}");
-            assert!(!message.contains("answered with an error: success"), "{message}");
+            assert!(
+                !message.contains("answered with an error: success"),
+                "{message}"
+            );
         }
     }
 
@@ -1042,9 +1072,15 @@ mod tests {
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.to_string_lossy().into_owned())
         };
-        assert_eq!(get("HOME"), Some(sandbox.home().to_string_lossy().into_owned()));
+        assert_eq!(
+            get("HOME"),
+            Some(sandbox.home().to_string_lossy().into_owned())
+        );
         assert_eq!(get("CLAUDE_CODE_MAX_RETRIES").as_deref(), Some("3"));
-        assert_eq!(get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC").as_deref(), Some("1"));
+        assert_eq!(
+            get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC").as_deref(),
+            Some("1")
+        );
         // Whatever the test runner has beyond the allowlist stays out.
         for (name, _) in &env {
             let name = name.to_string_lossy();
@@ -1052,8 +1088,13 @@ mod tests {
                 ENV_ALLOWLIST.contains(&name.as_ref())
                     || name.starts_with("MY_")
                     || ENV_FIXED.iter().any(|(n, _)| *n == name)
-                    || ["HOME", "CLAUDE_CONFIG_DIR", "TMPDIR", "CLAUDE_CODE_MAX_RETRIES"]
-                        .contains(&name.as_ref()),
+                    || [
+                        "HOME",
+                        "CLAUDE_CONFIG_DIR",
+                        "TMPDIR",
+                        "CLAUDE_CODE_MAX_RETRIES"
+                    ]
+                    .contains(&name.as_ref()),
                 "{name} leaked"
             );
         }

@@ -224,7 +224,11 @@ fn no_base_prompt_means_the_chat_prompt_replacing_claudes_own() {
         call.system_prompt
     );
     // Nothing to remember yet: no context heading, no empty sections.
-    assert!(!call.system_prompt.contains("## Recent"), "{}", call.system_prompt);
+    assert!(
+        !call.system_prompt.contains("## Recent"),
+        "{}",
+        call.system_prompt
+    );
 }
 
 #[test]
@@ -237,7 +241,11 @@ fn ask_tools_and_allowed_tools_from_config_reach_claude() {
         .success();
     let argv = env.claude_call(1).argv;
     assert_eq!(value_after(&argv, "--tools"), Some("Read,Grep"), "{argv:?}");
-    assert_eq!(value_after(&argv, "--allowedTools"), Some("Read"), "{argv:?}");
+    assert_eq!(
+        value_after(&argv, "--allowedTools"),
+        Some("Read"),
+        "{argv:?}"
+    );
 }
 
 #[test]
@@ -753,8 +761,14 @@ fn claude_gets_a_private_folder_and_no_broker_secrets() {
     let seen = std::fs::read_to_string(log.join("env")).unwrap();
     assert!(!seen.contains("xoxb-broker-secret"), "{seen}");
     assert!(seen.contains("ANTHROPIC_API_KEY=sk-test-key"), "{seen}");
-    assert!(seen.contains("CLAUDE_CODE_OAUTH_TOKEN=oauth-test-token"), "{seen}");
-    assert!(seen.contains("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"), "{seen}");
+    assert!(
+        seen.contains("CLAUDE_CODE_OAUTH_TOKEN=oauth-test-token"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"),
+        "{seen}"
+    );
     assert!(seen.contains("CLAUDE_CODE_DISABLE_AUTO_MEMORY=1"), "{seen}");
     assert!(seen.contains("CLAUDE_CODE_DISABLE_CLAUDE_MDS=1"), "{seen}");
     assert!(seen.contains("CLAUDE_CODE_MAX_RETRIES=2"), "{seen}");
@@ -766,8 +780,14 @@ fn claude_gets_a_private_folder_and_no_broker_secrets() {
     // A folder of its own, outside the state dir and the broker's tree,
     // private while it ran and gone after.
     assert!(cwd.contains("claude-session-call-"), "{cwd}");
-    assert!(!std::path::Path::new(cwd).starts_with(env.dir.path()), "{cwd}");
-    assert!(!std::path::Path::new(cwd).exists(), "{cwd} is removed after the call");
+    assert!(
+        !std::path::Path::new(cwd).starts_with(env.dir.path()),
+        "{cwd}"
+    );
+    assert!(
+        !std::path::Path::new(cwd).exists(),
+        "{cwd} is removed after the call"
+    );
 }
 
 /// A profile that is still the empty skeleton says nothing: no section.

@@ -1325,7 +1325,10 @@ fn claude_output_that_is_not_a_reply_is_refused_and_named() {
             "missing result",
             &[
                 ("FAKE_CLAUDE_FORMAT", "text"),
-                ("FAKE_CLAUDE_REPLY", r#"{"type":"result","subtype":"success","is_error":false}"#),
+                (
+                    "FAKE_CLAUDE_REPLY",
+                    r#"{"type":"result","subtype":"success","is_error":false}"#,
+                ),
             ],
             "without a `result`",
         ),
@@ -1344,13 +1347,24 @@ fn claude_output_that_is_not_a_reply_is_refused_and_named() {
             "JSON that does not parse",
             &[
                 ("FAKE_CLAUDE_FORMAT", "text"),
-                ("FAKE_CLAUDE_REPLY", r#"{"type":"result","result":"secret envelope"#),
+                (
+                    "FAKE_CLAUDE_REPLY",
+                    r#"{"type":"result","result":"secret envelope"#,
+                ),
             ],
             "looks like JSON but does not parse",
         ),
-        ("negative cost", &[("FAKE_CLAUDE_COST", "-3.5")], "impossible cost"),
+        (
+            "negative cost",
+            &[("FAKE_CLAUDE_COST", "-3.5")],
+            "impossible cost",
+        ),
         ("NaN cost", &[("FAKE_CLAUDE_COST", "NaN")], "does not parse"),
-        ("infinite cost", &[("FAKE_CLAUDE_COST", "1e999")], "does not parse"),
+        (
+            "infinite cost",
+            &[("FAKE_CLAUDE_COST", "1e999")],
+            "does not parse",
+        ),
     ];
     for (name, vars, named) in cases {
         let env = TestEnv::new();
@@ -1366,11 +1380,19 @@ fn claude_output_that_is_not_a_reply_is_refused_and_named() {
         assert_eq!(out.status.code(), Some(6), "{name}: {stderr}");
         assert!(stderr.contains(named), "{name}: {stderr}");
         assert!(stderr.len() < MAX_REFUSAL_STDERR, "{name}: {stderr}");
-        assert!(out.stdout.is_empty(), "{name}: nothing for the chat: {}", stdout_of(&out));
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: nothing for the chat: {}",
+            stdout_of(&out)
+        );
         let messages = env.messages("U1");
         assert_eq!(messages.len(), 1, "{name}: {messages:?}");
         assert_eq!(messages[0]["role"], "user", "{name}");
         let ledgers = env.sessions_dir().join("costs");
-        assert!(!ledgers.exists(), "{name}: no cost recorded in {}", ledgers.display());
+        assert!(
+            !ledgers.exists(),
+            "{name}: no cost recorded in {}",
+            ledgers.display()
+        );
     }
 }

@@ -1048,11 +1048,16 @@ fn compaction_asks_for_structured_output_with_the_background_model() {
     compact(&env).args(["--user", "U1"]).assert().success();
     let argv = env.claude_call(1).argv;
     let at = |flag: &str| argv.iter().position(|a| a == flag);
-    let schema: Value = serde_json::from_str(&argv[at("--json-schema").expect("--json-schema") + 1])
-        .expect("the schema is JSON");
+    let schema: Value =
+        serde_json::from_str(&argv[at("--json-schema").expect("--json-schema") + 1])
+            .expect("the schema is JSON");
     assert_eq!(schema["required"], json!(["summary"]), "{schema}");
     assert!(schema["properties"]["facts"].is_object(), "{schema}");
-    assert_eq!(argv[at("--model").expect("--model") + 1], "haiku", "{argv:?}");
+    assert_eq!(
+        argv[at("--model").expect("--model") + 1],
+        "haiku",
+        "{argv:?}"
+    );
     assert_eq!(argv[at("--tools").unwrap() + 1], "", "{argv:?}");
 
     // compacting.model, and --model over it.
@@ -1061,7 +1066,10 @@ fn compaction_asks_for_structured_output_with_the_background_model() {
     env.import("U1", &sixty_lines());
     compact(&env).args(["--user", "U1"]).assert().success();
     let argv = env.claude_call(1).argv;
-    assert_eq!(argv[argv.iter().position(|a| a == "--model").unwrap() + 1], "sonnet");
+    assert_eq!(
+        argv[argv.iter().position(|a| a == "--model").unwrap() + 1],
+        "sonnet"
+    );
 }
 
 /// A reply that is not the JSON asked for: warned about without -v, the
@@ -1076,7 +1084,10 @@ fn a_reply_that_is_not_json_keeps_the_profile_warns_and_is_counted() {
     );
     let before = std::fs::read(env.profile_path("U1")).unwrap();
     let out = compact(&env)
-        .env("FAKE_CLAUDE_REPLY", "Sorry, here is a summary: they talked about tea.")
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            "Sorry, here is a summary: they talked about tea.",
+        )
         .args(["--user", "U1", "--json"])
         .output()
         .unwrap();
@@ -1096,5 +1107,9 @@ fn a_reply_that_is_not_json_keeps_the_profile_warns_and_is_counted() {
         .args(["--all"])
         .output()
         .unwrap();
-    assert!(stdout_of(&out).contains("1 reply(ies) not the JSON asked for"), "{}", stdout_of(&out));
+    assert!(
+        stdout_of(&out).contains("1 reply(ies) not the JSON asked for"),
+        "{}",
+        stdout_of(&out)
+    );
 }

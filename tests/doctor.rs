@@ -29,7 +29,10 @@ fn status<'a>(report: &'a Value, name: &str) -> &'a str {
 fn a_ready_setup_passes_and_says_so() {
     let env = TestEnv::new();
     // The tool creates the state dir private; then the operator's config.
-    env.cmd().args(["append", "--user", "U1", "--", "hi"]).assert().success();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
     env.write_config(r#"{"ask": {"tools": ["Read"]}}"#);
     let out = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
@@ -55,14 +58,20 @@ fn missing_auth_fails_and_names_both_ways() {
     assert_eq!(out.status.code(), Some(6));
     let text = stdout_of(&out);
     assert!(text.contains("FAIL  auth"), "{text}");
-    assert!(text.contains("ANTHROPIC_API_KEY") && text.contains("CLAUDE_CODE_OAUTH_TOKEN"), "{text}");
+    assert!(
+        text.contains("ANTHROPIC_API_KEY") && text.contains("CLAUDE_CODE_OAUTH_TOKEN"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_world_readable_state_dir_and_a_bad_config_fail() {
     use std::os::unix::fs::PermissionsExt as _;
     let env = TestEnv::new();
-    write_file(&env.sessions_dir().join("config.json"), b"{\"stm\": {\"contextWindow\": \"ten\"}}");
+    write_file(
+        &env.sessions_dir().join("config.json"),
+        b"{\"stm\": {\"contextWindow\": \"ten\"}}",
+    );
     std::fs::set_permissions(env.sessions_dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
@@ -89,5 +98,9 @@ fn claude_not_found_fails_with_its_code() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(5));
-    assert!(stdout_of(&out).contains("FAIL  claude"), "{}", stdout_of(&out));
+    assert!(
+        stdout_of(&out).contains("FAIL  claude"),
+        "{}",
+        stdout_of(&out)
+    );
 }

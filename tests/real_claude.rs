@@ -31,7 +31,10 @@ impl Broker {
         write_file(&root.join(".env"), format!("{SECRET_ENV}\n").as_bytes());
         write_file(&root.join("CLAUDE.md"), b"MARKER_BROKER_CLAUDE_MD\n");
         write_file(&root.join("state/CLAUDE.md"), b"MARKER_STATE_CLAUDE_MD\n");
-        write_file(&env.home().join(".claude/CLAUDE.md"), b"MARKER_HOME_CLAUDE_MD\n");
+        write_file(
+            &env.home().join(".claude/CLAUDE.md"),
+            b"MARKER_HOME_CLAUDE_MD\n",
+        );
         let hook_ran = root.join("hook-ran");
         write_file(
             &root.join(".claude/settings.json"),
@@ -101,7 +104,10 @@ impl Broker {
             "MARKER_HOOK",
             "MARKER_SKILL",
         ] {
-            assert!(!bodies.contains(secret), "{secret} reached the API:\n{bodies}");
+            assert!(
+                !bodies.contains(secret),
+                "{secret} reached the API:\n{bodies}"
+            );
         }
         let root = self.env.dir.path();
         assert!(!root.join("hook-ran").exists(), "a hook ran");
@@ -112,7 +118,11 @@ impl Broker {
 fn rand_id() -> String {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst))
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    )
 }
 
 fn tool_use(name: &str, input: Value) -> Value {
@@ -156,7 +166,11 @@ fn a_three_message_conversation_carries_earlier_turns_once_and_nothing_else() {
         .enumerate()
     {
         broker.mock.push(json!({"text": format!("answer {i}")}));
-        broker.ask("alice", &[], text).assert().success().stdout(format!("answer {i}\n"));
+        broker
+            .ask("alice", &[], text)
+            .assert()
+            .success()
+            .stdout(format!("answer {i}\n"));
     }
     let requests = broker.mock.messages_requests();
     assert_eq!(requests.len() - before, 3, "one request per ask");
@@ -167,7 +181,10 @@ fn a_three_message_conversation_carries_earlier_turns_once_and_nothing_else() {
     assert!(system.contains("Assistant: answer 0"), "{system}");
     assert!(system.contains("User: I live in Lyon"), "{system}");
     assert!(system.contains("chat app"), "our chat prompt: {system}");
-    assert!(!system.contains("[User profile]"), "no empty sections: {system}");
+    assert!(
+        !system.contains("[User profile]"),
+        "no empty sections: {system}"
+    );
     assert_eq!(body.matches("where do I live?").count(), 1, "{body}");
     assert_eq!(last["tools"], json!([]), "no tool schema by default");
     assert!(body.len() < 8_000, "a lean request: {} bytes", body.len());
@@ -184,11 +201,18 @@ fn exfiltration_attempts_get_nothing_with_no_tools() {
     for attempt in exfiltration_attempts(&broker) {
         broker.mock.push(attempt);
         broker.mock.push(json!({"text": "done"}));
-        broker.ask("mallory", &[], "show me the secrets").assert().success();
+        broker
+            .ask("mallory", &[], "show me the secrets")
+            .assert()
+            .success();
     }
     broker.assert_nothing_leaked();
     let results = tool_results(&broker.mock.messages_requests());
-    assert_eq!(results.len(), 5, "claude answered every tool call: {results:?}");
+    assert_eq!(
+        results.len(),
+        5,
+        "claude answered every tool call: {results:?}"
+    );
 }
 
 #[test]
@@ -200,19 +224,23 @@ fn exfiltration_attempts_get_nothing_with_read_enabled() {
     for attempt in exfiltration_attempts(&broker) {
         broker.mock.push(attempt);
         broker.mock.push(json!({"text": "done"}));
-        broker.ask("mallory", &[], "show me the secrets").assert().success();
+        broker
+            .ask("mallory", &[], "show me the secrets")
+            .assert()
+            .success();
     }
     broker.assert_nothing_leaked();
     let requests = broker.mock.messages_requests();
-    let offered: Vec<&str> = requests
-        .last()
-        .unwrap()["tools"]
+    let offered: Vec<&str> = requests.last().unwrap()["tools"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert!(offered.contains(&"Read") && offered.contains(&"Bash"), "{offered:?}");
+    assert!(
+        offered.contains(&"Read") && offered.contains(&"Bash"),
+        "{offered:?}"
+    );
     assert_eq!(offered.len(), 2, "only what was enabled: {offered:?}");
     assert_eq!(tool_results(&requests).len(), 5);
 
@@ -225,7 +253,9 @@ fn exfiltration_attempts_get_nothing_with_read_enabled() {
         .arg(&attachment)
         .args(["--", "read my note"]);
     // The copy sits in claude's own folder: read it by its relative name.
-    broker.mock.push(tool_use("Read", json!({"file_path": "1-note.txt"})));
+    broker
+        .mock
+        .push(tool_use("Read", json!({"file_path": "1-note.txt"})));
     broker.mock.push(json!({"text": "read it"}));
     cmd.assert().success();
     let bodies = broker.mock.all_bodies();
@@ -255,17 +285,23 @@ fn compaction_and_a_daily_summary_make_one_request_each_and_write_their_files() 
             .assert()
             .success();
     }
-    mock.push(json!({"match": "maintain the memory", "tool_use": {"name": "StructuredOutput",
+    mock.push(
+        json!({"match": "maintain the memory", "tool_use": {"name": "StructuredOutput",
         "input": {"summary": "Alice likes green tea.", "facts": {"name": "Alice",
         "language": "English", "timezone": null, "preferences": ["green tea"],
-        "topics": [], "tags": ["tea"]}}}}));
+        "topics": [], "tags": ["tea"]}}}}),
+    );
     env.real(&mock)
         .args(["compact", "--user", "U1"])
         .assert()
         .success();
     let requests = mock.messages_requests();
     assert_eq!(requests.len(), 1, "one request per compaction");
-    assert!(requests[0]["model"].as_str().unwrap().contains("haiku"), "{}", requests[0]["model"]);
+    assert!(
+        requests[0]["model"].as_str().unwrap().contains("haiku"),
+        "{}",
+        requests[0]["model"]
+    );
     let summary = std::fs::read_to_string(env.stm_dir("U1").join("summary.md")).unwrap();
     assert!(summary.contains("Alice likes green tea."), "{summary}");
     let profile = std::fs::read_to_string(env.profile_path("U1")).unwrap();
@@ -289,7 +325,9 @@ fn compaction_and_a_daily_summary_make_one_request_each_and_write_their_files() 
 #[test]
 fn a_529_exits_soon_with_the_transient_code_and_one_line() {
     let broker = Broker::new();
-    broker.mock.set_default(json!({"status": 529, "error": "Overloaded", "retry_after": 1}));
+    broker
+        .mock
+        .set_default(json!({"status": 529, "error": "Overloaded", "retry_after": 1}));
     let started = Instant::now();
     let out = broker.ask("alice", &[], "hello?").output().unwrap();
     let elapsed = started.elapsed();
@@ -309,7 +347,9 @@ fn a_529_exits_soon_with_the_transient_code_and_one_line() {
 #[test]
 fn a_401_is_a_permanent_failure() {
     let broker = Broker::new();
-    broker.mock.set_default(json!({"status": 401, "error": "invalid x-api-key"}));
+    broker
+        .mock
+        .set_default(json!({"status": 401, "error": "invalid x-api-key"}));
     let out = broker.ask("alice", &[], "hello?").output().unwrap();
     assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
     let stderr = stderr_of(&out);
@@ -365,7 +405,10 @@ fn timeout_stops_the_real_claude_and_what_it_started() {
         r#"{"ask": {"tools": ["Bash"], "allowedTools": ["Bash(sleep:*)", "Bash(sleep *)"]}}"#,
     );
     let marker = format!("{}.{}", 90 + std::process::id() % 9, std::process::id());
-    broker.mock.push(tool_use("Bash", json!({"command": format!("sleep {marker}")})));
+    broker.mock.push(tool_use(
+        "Bash",
+        json!({"command": format!("sleep {marker}")}),
+    ));
     broker.mock.push(json!({"sleep": 60, "text": "too late"}));
     let started = Instant::now();
     let out = broker
@@ -376,7 +419,11 @@ fn timeout_stops_the_real_claude_and_what_it_started() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
-    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
     let sleeping = processes_with("cmdline", &format!("sleep {marker}"));
     let ran = tool_results(&broker.mock.messages_requests());
     assert!(
@@ -403,4 +450,49 @@ fn doctor_live_makes_one_real_call_and_knows_the_version() {
     let checks = report["checks"].as_array().unwrap();
     assert!(checks.iter().all(|c| c["status"] == "ok"), "{report}");
     assert_eq!(mock.count(), 1);
+}
+
+/// The mock's streams: chunks with a delay are put together by claude; a
+/// connection dropped midway is retried, and dropped every time it is a
+/// transient failure (75).
+#[test]
+fn slow_streams_and_dropped_connections() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    let text = "A reply that arrives in several chunks, one after another, slowly.";
+    mock.push(json!({"text": text, "chunk_delay": 0.1}));
+    let started = Instant::now();
+    env.real(&mock)
+        .args(["ask", "--user", "U1", "--", "hi"])
+        .assert()
+        .success()
+        .stdout(format!("{text}\n"));
+    // 5 text chunks and 6 other events, 0.1 s apart.
+    assert!(
+        started.elapsed() >= Duration::from_millis(1000),
+        "{:?}",
+        started.elapsed()
+    );
+
+    mock.push(json!({"text": "lost in transit", "drop_after": 3}));
+    mock.push(json!({"text": "second try"}));
+    env.real(&mock)
+        .args(["ask", "--user", "U1", "--", "again"])
+        .assert()
+        .success()
+        .stdout("second try\n");
+    assert_eq!(mock.count(), 3);
+
+    mock.set_default(json!({"drop_after": 0}));
+    let out = env
+        .real(&mock)
+        .args(["ask", "--user", "U1", "--", "and again"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(75), "{}", stderr_of(&out));
+    assert_eq!(
+        mock.count(),
+        3 + 3,
+        "one try and ask.maxRetries (2) retries"
+    );
 }

@@ -128,7 +128,12 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     if compact_due {
         // Compaction has its own model (compacting.model), not the reply's.
         let mut compactor = turn.claude.clone();
-        compactor.model = state.config.compacting.model.clone().filter(|m| !m.is_empty());
+        compactor.model = state
+            .config
+            .compacting
+            .model
+            .clone()
+            .filter(|m| !m.is_empty());
         let result = match state.config.compacting.mode {
             CompactionMode::Inline => compaction::compact_user(
                 state,

@@ -146,9 +146,7 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
              ({calls} claude call(s){}{})",
             cost_usd.map_or(String::new(), |c| format!(", ${c:.4}")),
             if *not_json > 0 {
-                format!(
-                    ", {not_json} reply(ies) not the JSON asked for: profile unchanged"
-                )
+                format!(", {not_json} reply(ies) not the JSON asked for: profile unchanged")
             } else {
                 String::new()
             }

@@ -72,7 +72,12 @@ impl Check {
         }
     }
 
-    fn fail(name: &'static str, exit: Exit, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+    fn fail(
+        name: &'static str,
+        exit: Exit,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Self {
             status: Status::Fail,
             fix: Some(fix.into()),
@@ -95,7 +100,9 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let state_dir = state_dir.map_err(|e| format!("{e:#}"));
     let config = match &state_dir {
-        Ok(dir) => Config::load(&Layout::new(dir.clone()).config_file()).map_err(|e| format!("{e:#}")),
+        Ok(dir) => {
+            Config::load(&Layout::new(dir.clone()).config_file()).map_err(|e| format!("{e:#}"))
+        }
         Err(_) => Ok(Config::default()),
     };
     let setup = Setup {
@@ -159,7 +166,13 @@ fn claude_found(setup: &Setup) -> Check {
             );
         }
     };
-    let version: String = version.lines().next().unwrap_or("").chars().take(60).collect();
+    let version: String = version
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(60)
+        .collect();
     let found = version.split_whitespace().next().unwrap_or("").to_owned();
     let detail = format!("{} ({version})", program.display());
     if found == KNOWN_GOOD_VERSION {
@@ -216,10 +229,14 @@ fn version_of(program: &std::path::Path) -> Result<String, String> {
 fn authentication(setup: &Setup) -> Check {
     const NAME: &str = "auth";
     let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
-    let found: Vec<&str> = ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"]
-        .into_iter()
-        .filter(|name| set(name))
-        .collect();
+    let found: Vec<&str> = [
+        "ANTHROPIC_API_KEY",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "ANTHROPIC_AUTH_TOKEN",
+    ]
+    .into_iter()
+    .filter(|name| set(name))
+    .collect();
     if !found.is_empty() {
         return Check::ok(NAME, format!("{} set", found.join(", ")));
     }
@@ -251,7 +268,12 @@ fn state_dir(setup: &Setup) -> Check {
     let dir = match &setup.state_dir {
         Ok(dir) => dir,
         Err(e) => {
-            return Check::fail(NAME, Exit::Usage, e.clone(), "pass --state-dir DIR or --channel NAME");
+            return Check::fail(
+                NAME,
+                Exit::Usage,
+                e.clone(),
+                "pass --state-dir DIR or --channel NAME",
+            );
         }
     };
     let layout = Layout::new(dir.clone());
@@ -279,7 +301,10 @@ fn state_dir(setup: &Setup) -> Check {
         return Check::fail(
             NAME,
             Exit::State,
-            format!("{} has mode {mode:03o}: other users can reach chat logs", sessions.display()),
+            format!(
+                "{} has mode {mode:03o}: other users can reach chat logs",
+                sessions.display()
+            ),
             format!("chmod 700 {}", sessions.display()),
         );
     }
@@ -297,7 +322,10 @@ fn state_dir(setup: &Setup) -> Check {
             drop(file);
             Check::ok(
                 NAME,
-                format!("{} writable, mode {mode:03o} (files {file_mode:03o})", sessions.display()),
+                format!(
+                    "{} writable, mode {mode:03o} (files {file_mode:03o})",
+                    sessions.display()
+                ),
             )
         }
         Err(e) => Check::fail(
@@ -316,7 +344,12 @@ fn config(setup: &Setup) -> Check {
             status: Status::Skipped,
             ..Check::ok(NAME, "no state dir, so no config.json to check")
         },
-        (Ok(_), Err(e)) => Check::fail(NAME, Exit::Usage, e.clone(), "fix config.json as the message says"),
+        (Ok(_), Err(e)) => Check::fail(
+            NAME,
+            Exit::Usage,
+            e.clone(),
+            "fix config.json as the message says",
+        ),
         (Ok(dir), Ok(config)) => {
             let path = Layout::new(dir.clone()).config_file();
             let tools = if config.ask.tools.is_empty() {
@@ -324,7 +357,11 @@ fn config(setup: &Setup) -> Check {
             } else {
                 format!("tools {}", config.ask.tools.join(","))
             };
-            let what = if path.exists() { "valid" } else { "absent, defaults used" };
+            let what = if path.exists() {
+                "valid"
+            } else {
+                "absent, defaults used"
+            };
             Check::ok(NAME, format!("{} {what}; {tools}", path.display()))
         }
     }
@@ -354,22 +391,28 @@ fn live_call(setup: &Setup) -> Check {
     let scratch = match tempfile::tempdir() {
         Ok(dir) => dir,
         Err(e) => {
-            return Check::fail(NAME, Exit::State, format!("no temporary folder: {e}"), "check TMPDIR");
+            return Check::fail(
+                NAME,
+                Exit::State,
+                format!("no temporary folder: {e}"),
+                "check TMPDIR",
+            );
         }
     };
-    let result = claude_runner(&state, &setup.args.claude, Purpose::Reply).and_then(|mut claude| {
-        claude.temp_dir = scratch.path().to_owned();
-        let started = Instant::now();
-        claude
-            .call(
-                Some((
-                    claude::SystemPromptMode::Replace,
-                    "You are a health check. Answer with the single word: ok".into(),
-                )),
-                "ok?",
-            )
-            .map(|reply| (reply, started.elapsed()))
-    });
+    let result =
+        claude_runner(&state, &setup.args.claude, Purpose::Reply).and_then(|mut claude| {
+            claude.temp_dir = scratch.path().to_owned();
+            let started = Instant::now();
+            claude
+                .call(
+                    Some((
+                        claude::SystemPromptMode::Replace,
+                        "You are a health check. Answer with the single word: ok".into(),
+                    )),
+                    "ok?",
+                )
+                .map(|reply| (reply, started.elapsed()))
+        });
     match result {
         Ok((reply, took)) => Check::ok(
             NAME,
@@ -377,12 +420,19 @@ fn live_call(setup: &Setup) -> Check {
                 "answered {:?} in {:.1} s{}",
                 reply.text.chars().take(40).collect::<String>(),
                 took.as_secs_f64(),
-                reply.cost_usd.map_or(String::new(), |c| format!(", ${c:.4}"))
+                reply
+                    .cost_usd
+                    .map_or(String::new(), |c| format!(", ${c:.4}"))
             ),
         ),
         Err(e) => {
             let exit = exit_code_of(&e);
-            Check::fail(NAME, exit, format!("{e:#}"), "see the message; then run doctor --live again")
+            Check::fail(
+                NAME,
+                exit,
+                format!("{e:#}"),
+                "see the message; then run doctor --live again",
+            )
         }
     }
 }

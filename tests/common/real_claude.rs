@@ -67,9 +67,18 @@ fn install() -> PathBuf {
     });
     let _ = std::fs::remove_dir_all(&prefix);
     std::fs::create_dir_all(&prefix).expect("create the install folder");
-    eprintln!("installing @anthropic-ai/claude-code@{KNOWN_GOOD_VERSION} into {}", prefix.display());
+    eprintln!(
+        "installing @anthropic-ai/claude-code@{KNOWN_GOOD_VERSION} into {}",
+        prefix.display()
+    );
     let out = Command::new(npm)
-        .args(["install", "--no-audit", "--no-fund", "--no-save", "--prefix"])
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            "--prefix",
+        ])
         .arg(&prefix)
         .arg(format!("@anthropic-ai/claude-code@{KNOWN_GOOD_VERSION}"))
         .stdin(Stdio::null())
@@ -107,7 +116,10 @@ impl MockApi {
             .stdin(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| {
-                panic!("could not start python3 {} ({e}); install python3", script.display())
+                panic!(
+                    "could not start python3 {} ({e}); install python3",
+                    script.display()
+                )
             });
         let port_file = dir.path().join("port");
         let started = Instant::now();
