@@ -1320,7 +1320,9 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
 /// no cost. The user's message stays logged once.
 #[test]
 fn claude_output_that_is_not_a_reply_is_refused_and_named() {
-    let cases: &[(&str, &[(&str, &str)], &str)] = &[
+    /// A case: its name, the fake claude's settings, what the error names.
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
         (
             "missing result",
             &[
