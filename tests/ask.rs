@@ -809,7 +809,10 @@ fn an_empty_skeleton_profile_is_left_out_of_the_context() {
 #[test]
 fn compaction_after_ask_uses_the_compaction_model() {
     let env = TestEnv::new();
-    env.write_config(r#"{"compacting": {"threshold": 4}, "stm": {"contextWindow": 2}}"#);
+    // Inline, so the compaction call is made before ask exits.
+    env.write_config(
+        r#"{"compacting": {"threshold": 4, "mode": "inline"}, "stm": {"contextWindow": 2}}"#,
+    );
     for i in 0..4 {
         env.cmd()
             .args(["append", "--user", "U1", "--", &format!("old {i}")])
