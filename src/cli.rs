@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::layout::{ChannelName, TopicSlug, UserId};
+use crate::layout::{ChannelName, ConversationKey, TopicSlug, UserId};
 use crate::memory::message::Role;
 
 const EXIT_CODES: &str = "\
@@ -171,7 +171,7 @@ pub struct MessageArgs {
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
     #[arg(long, value_name = "KEY")]
-    pub conversation: Option<UserId>,
+    pub conversation: Option<ConversationKey>,
 
     /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
     #[arg(long, value_name = "NAME")]
@@ -252,7 +252,7 @@ pub struct ContextArgs {
 
     /// Whose shared memory, for a group or thread (--user is then the sender)
     #[arg(long, value_name = "KEY")]
-    pub conversation: Option<UserId>,
+    pub conversation: Option<ConversationKey>,
 
     /// List each part, its size and estimated tokens, and what the size budget dropped or cut
     #[arg(long)]
@@ -272,7 +272,7 @@ pub struct CompactArgs {
 
     /// Compact this group or thread conversation
     #[arg(long, value_name = "KEY")]
-    pub conversation: Option<UserId>,
+    pub conversation: Option<ConversationKey>,
 
     /// Compact every user over the threshold
     #[arg(long)]
@@ -292,7 +292,7 @@ pub struct CompactArgs {
 
 #[derive(Debug, Args)]
 pub struct MaintainArgs {
-    /// Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)
+    /// Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)
     #[arg(long, value_delimiter = ',', value_name = "TASK,…")]
     pub only: Vec<String>,
 
@@ -363,7 +363,7 @@ pub enum SessionCommand {
         user: Option<UserId>,
         /// A group or thread conversation instead of a user's
         #[arg(long, value_name = "KEY")]
-        conversation: Option<UserId>,
+        conversation: Option<ConversationKey>,
         /// Last N messages
         #[arg(short = 'n', value_name = "N")]
         count: Option<usize>,

@@ -117,12 +117,22 @@ macro_rules! name_type {
 }
 
 name_type!(
-    /// A user id (or conversation key) that is safe as one path component.
+    /// Whose memory folder: a person's user id, safe as one path component,
+    /// or (built by [`UserId::conversation`]) a group's or thread's key
+    /// behind [`CONVERSATION_MARK`], which no user id may hold.
     UserId,
     "user id",
     ID_PUNCTUATION,
     // `archive/logs/` holds the rotated broker logs.
     &["logs"]
+);
+name_type!(
+    /// A group's or thread's key (`--conversation`), checked as a user id
+    /// is. Its files are never a person's: see [`UserId::conversation`].
+    ConversationKey,
+    "conversation key",
+    ID_PUNCTUATION,
+    &[]
 );
 name_type!(
     /// A topic slug, safe as one path component.
@@ -138,6 +148,55 @@ name_type!(
     ID_PUNCTUATION,
     &[]
 );
+
+/// What starts the folder name of a conversation's memory (`stm/#G1/`,
+/// `archive/#G1/` …). No user id may hold it, so a conversation keyed like
+/// a person (`--conversation bob`) can never name that person's files.
+/// Not `.` (hidden: tools and the seed's readers skip such folders), not a
+/// shell expansion at the start of a word (`~`, `!`, `$`), not special on
+/// any platform's file systems (`:`, `*`, `?`).
+pub const CONVERSATION_MARK: char = '#';
+
+impl UserId {
+    /// The memory folder of a group or thread conversation: `#KEY`.
+    pub fn conversation(key: &ConversationKey) -> Self {
+        Self(format!("{CONVERSATION_MARK}{}", key.as_str()))
+    }
+
+    /// Whether this names a conversation's memory, not a person's.
+    pub fn is_conversation(&self) -> bool {
+        self.0.starts_with(CONVERSATION_MARK)
+    }
+
+    /// The conversation key, when this names a conversation's memory.
+    pub fn conversation_key(&self) -> Option<ConversationKey> {
+        self.0
+            .strip_prefix(CONVERSATION_MARK)
+            .map(|key| ConversationKey(key.to_owned()))
+    }
+
+    /// The owner of a per-key folder or file name (`stm/<name>`,
+    /// `memberships/<user>/<name>` …): a user id, or `#` and a valid
+    /// conversation key. Anything else (left by hand or another tool) is
+    /// nobody's.
+    pub fn from_folder_name(name: &str) -> Option<Self> {
+        match name.strip_prefix(CONVERSATION_MARK) {
+            Some(key) => ConversationKey::new(key)
+                .ok()
+                .map(|key| Self::conversation(&key)),
+            None => Self::new(name).ok(),
+        }
+    }
+}
+
+impl ConversationKey {
+    /// The memory folder name this conversation used before conversations
+    /// had their own namespace (the key as is, shared with user ids): what
+    /// [`crate::memory::migration`] moves from.
+    pub fn legacy_folder(&self) -> UserId {
+        UserId(self.0.clone())
+    }
+}
 
 /// The paths of one state dir.
 #[derive(Debug, Clone)]
@@ -400,6 +459,29 @@ mod tests {
         ] {
             assert!(UserId::new(id).is_err(), "{id:?} should be refused");
         }
+    }
+
+    #[test]
+    fn a_conversation_never_names_a_persons_folder() {
+        let key = ConversationKey::new("bob").unwrap();
+        let memory = UserId::conversation(&key);
+        assert_ne!(memory, UserId::new("bob").unwrap());
+        assert!(UserId::new(memory.as_str()).is_err(), "no user id is #bob");
+        assert!(memory.is_conversation());
+        assert_eq!(UserId::from_folder_name("#bob"), Some(memory.clone()));
+        assert_eq!(UserId::from_folder_name("bob"), UserId::new("bob").ok());
+        assert_eq!(UserId::from_folder_name("#"), None);
+        assert_eq!(UserId::from_folder_name("##bob"), None);
+        assert_eq!(UserId::from_folder_name("#../x"), None);
+        let layout = Layout::new("/s");
+        assert_eq!(
+            layout.messages_file(&memory),
+            Path::new("/s/sessions/stm/#bob/messages.jsonl")
+        );
+        assert_eq!(
+            layout.user_lock_file(&memory),
+            Path::new("/s/sessions/.locks/users/#bob.lock")
+        );
     }
 
     #[test]

@@ -34,7 +34,10 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         None => chrono::Utc::now(),
     };
     let message = build_message(state, &args.message, args.role, text, ts)?;
-    let key = args.message.conversation.as_ref().unwrap_or(user);
+    let key = &match &args.message.conversation {
+        Some(key) => crate::memory::migration::conversation_for_writing(state, key)?,
+        None => user.clone(),
+    };
     let duplicate = {
         let _lock = state.lock_user(key)?;
         // A platform re-sending the same event must not log it twice.

@@ -60,11 +60,17 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
 
     // Everything that can fail on bad input fails before anything is logged.
     let (mode, base) = base_system_prompt(state, args)?;
+    let conversation = match &args.message.conversation {
+        Some(key) => Some(crate::memory::migration::conversation_for_writing(
+            state, key,
+        )?),
+        None => None,
+    };
     let turn = Turn {
         state,
         args,
         sender,
-        key: args.message.conversation.as_ref().unwrap_or(sender),
+        key: conversation.as_ref().unwrap_or(sender),
         claude: claude_runner(state, &args.claude)?,
         mode,
         base,
@@ -295,7 +301,7 @@ fn print_reply(
         print_json(&json!({
             "reply": text,
             "user": turn.sender.as_str(),
-            "conversation": turn.args.message.conversation.as_ref().map(UserId::as_str),
+            "conversation": turn.args.message.conversation.as_ref().map(|k| k.as_str()),
             "usage": reply.and_then(|r| r.usage.clone()),
             "costUsd": reply.and_then(|r| r.cost_usd),
             "compacted": compacted,

@@ -18,7 +18,16 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
     };
     let make_claude = || claude_runner(state, &args.claude).map(Some);
 
-    if let Some(user) = args.conversation.as_ref().or(args.user.as_ref()) {
+    let one = match &args.conversation {
+        Some(key) if args.dry_run => Some(crate::memory::migration::conversation_for_reading(
+            state, key,
+        )?),
+        Some(key) => Some(crate::memory::migration::conversation_for_writing(
+            state, key,
+        )?),
+        None => args.user.clone(),
+    };
+    if let Some(user) = &one {
         let outcome = compaction::compact_user(state, user, &make_claude, options)?;
         return if output.json {
             print_json(&json!({"user": user.as_str(), "outcome": outcome}))

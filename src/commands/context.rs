@@ -13,12 +13,15 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
         return print_text(&serde_json::to_string_pretty(&state.config)?);
     }
     let user = args.user.as_ref().expect("clap requires --user");
-    let key = args.conversation.as_ref().unwrap_or(user);
+    let key = match &args.conversation {
+        Some(key) => crate::memory::migration::conversation_for_reading(state, key)?,
+        None => user.clone(),
+    };
     let window = args
         .window
         .map_or(state.config.context_window(), |n| n as usize);
     let budget = state.config.stm.max_context_chars as usize;
-    let parts = context::gather(state, key, user, window)?;
+    let parts = context::gather(state, &key, user, window)?;
     let rendered = context::render(&parts, budget);
     if output.json {
         let mut value = json!({

@@ -27,7 +27,8 @@ use crate::state::State;
 use crate::store::lock::FileLock;
 
 /// Every task, in the order a pass runs them.
-pub const TASKS: [&str; 6] = [
+pub const TASKS: [&str; 7] = [
+    "migrate",
     "stm-expiry",
     "log-rotation",
     "compact",
@@ -150,6 +151,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
     for task in TASKS.into_iter().filter(|t| selected(t)) {
         let mut report = TaskReport::new(task);
         let result = match task {
+            "migrate" => migrate(state, args, &mut report),
             "stm-expiry" => stm_expiry(state, args, now, &mut report),
             "log-rotation" => log_rotation(state, args, now, &mut report),
             "compact" => compact(state, args, &llm, &mut report),
@@ -439,6 +441,24 @@ fn due_per_user<T>(
         }
     }
     Ok(items)
+}
+
+/// Group and thread conversations written by an earlier version under
+/// their bare key (a user's folder name) move behind `#`. A dry run moves
+/// nothing and says nothing: telling a legacy conversation from a person
+/// reads whole logs, and the move is cheap and safe to just do.
+fn migrate(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
+    if args.dry_run {
+        report.note = Some("not run in a dry run".into());
+        return Ok(());
+    }
+    for key in crate::memory::migration::migrate_all(state)? {
+        report.done += 1;
+        report.actions.push(format!(
+            "moved conversation {key} to its own folders (#{key})"
+        ));
+    }
+    Ok(())
 }
 
 fn prune(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {

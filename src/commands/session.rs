@@ -15,7 +15,7 @@ use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
 use crate::memory::message::{Message, format_ts};
 use crate::memory::user_data::{self, UserStats};
-use crate::memory::{expiry, ltm, search, stm};
+use crate::memory::{expiry, ltm, migration, search, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
@@ -34,13 +34,13 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
             archive,
             since,
         } => {
-            let key = conversation
-                .as_ref()
-                .or(user.as_ref())
-                .expect("clap requires one");
+            let key = match conversation {
+                Some(key) => migration::conversation_for_reading(state, key)?,
+                None => user.clone().expect("clap requires one"),
+            };
             show(
                 state,
-                key,
+                &key,
                 *count,
                 *archive,
                 since.as_deref(),

@@ -189,13 +189,30 @@ pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
     })
 }
 
-/// Every user with an STM folder, sorted. Folders whose names are not
-/// valid ids (left by hand or by another tool) are skipped.
+/// Every memory with an STM folder, people and conversations (`#KEY`),
+/// sorted: what maintenance walks. Folders whose names are neither (left
+/// by hand or by another tool) are skipped.
 pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
     list_user_dirs(&state.layout.stm_root())
 }
 
-/// Valid user ids among the folder names in `dir`, sorted.
+/// The people with an STM folder, sorted (no conversations).
+pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
+    let mut keys = users(state)?;
+    keys.retain(|key| !key.is_conversation());
+    Ok(keys)
+}
+
+/// The group and thread conversations with an STM folder, sorted.
+pub fn conversations(state: &State) -> anyhow::Result<Vec<crate::layout::ConversationKey>> {
+    Ok(users(state)?
+        .iter()
+        .filter_map(UserId::conversation_key)
+        .collect())
+}
+
+/// Owners (user ids and `#` conversation keys) among the folder names in
+/// `dir`, sorted.
 pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
@@ -203,7 +220,11 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
         if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        if let Some(user) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok()) {
+        if let Some(user) = entry
+            .file_name()
+            .to_str()
+            .and_then(UserId::from_folder_name)
+        {
             users.push(user);
         }
     }

@@ -178,7 +178,12 @@ fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>>
     Ok(
         crate::store::fs::read_dir_optional(&state.layout.memberships_dir(user))?
             .iter()
-            .filter_map(|entry| entry.file_name().to_str().and_then(|n| UserId::new(n).ok()))
+            .filter_map(|entry| {
+                entry
+                    .file_name()
+                    .to_str()
+                    .and_then(UserId::from_folder_name)
+            })
             .collect(),
     )
 }
@@ -455,11 +460,13 @@ pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result
     Ok(count)
 }
 
-/// Every user with any data: STM, profile, summaries or archive.
+/// Every person with any data: STM, profile, summaries or archive (not
+/// the group and thread conversations).
 pub fn known_users(state: &State) -> anyhow::Result<Vec<UserId>> {
     let mut users: std::collections::BTreeSet<UserId> = stm::users(state)?.into_iter().collect();
     users.extend(summaries::users_with_history(state)?);
     users.extend(stm::list_user_dirs(&state.layout.summaries_root())?);
+    users.retain(|user| !user.is_conversation());
     users.extend(
         ltm::markdown_names(&state.layout.profiles_dir())?
             .iter()
