@@ -142,6 +142,18 @@ pub struct ClaudeArgs {
     pub claude_args: Vec<String>,
 }
 
+/// An id that must say something: an empty or blank one (a broker's unset
+/// variable) would make every later message a "duplicate" of the first.
+fn non_blank(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        return Err(format!(
+            "the value is {}; give the platform's id, or leave the option out",
+            if value.is_empty() { "empty" } else { "blank" }
+        ));
+    }
+    Ok(value.to_owned())
+}
+
 /// Where a message comes from: shared by `ask` and `append`.
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
@@ -150,15 +162,15 @@ pub struct MessageArgs {
     pub user: UserId,
 
     /// The platform's message id (kept as `msgId`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = non_blank)]
     pub msg_id: Option<String>,
 
     /// Thread id (kept as `threadId`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = non_blank)]
     pub thread: Option<String>,
 
     /// Group id (kept as `groupId`)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = non_blank)]
     pub group: Option<String>,
 
     /// A file sent with the message, as PATH or PATH:NAME; repeat for several

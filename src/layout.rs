@@ -40,6 +40,11 @@ fn validate_name(
             "the {kind} is empty; give a non-empty {kind}"
         )));
     }
+    if value.trim().is_empty() {
+        return Err(usage(format!(
+            "the {kind} is blank (only white space); give a non-empty {kind}"
+        )));
+    }
     if value.len() > MAX_NAME_LEN {
         return Err(usage(format!(
             "the {kind} {shown} is {} bytes long; at most {MAX_NAME_LEN} are allowed",

@@ -296,6 +296,27 @@ fn stm_expiry_goes_by_the_newest_message_not_the_last_line() {
     assert_eq!(task(&report, "stm-expiry")["done"], 0, "{report:#}");
 }
 
+#[test]
+fn a_stored_line_from_the_future_does_not_pin_expiry() {
+    let env = TestEnv::new();
+    // Written by an earlier version, or by hand: input refuses such times now.
+    env.write_messages_raw(
+        "U5",
+        format!(
+            "{}\n{}\n",
+            line("2026-03-01T10:00:00Z", "idle for weeks"),
+            line("2999-01-01T00:00:00Z", "a forged or mistyped future time")
+        )
+        .as_bytes(),
+    );
+    let report = run(
+        &env,
+        &["--only", "stm-expiry", "--now", "2026-03-23T12:00:00Z"],
+    );
+    assert_eq!(task(&report, "stm-expiry")["done"], 1, "{report:#}");
+    assert!(!env.messages_path("U5").exists(), "{report:#}");
+}
+
 // --- log-rotation ------------------------------------------------------------
 
 #[test]

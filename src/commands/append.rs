@@ -9,7 +9,7 @@ use crate::cli::AppendArgs;
 use crate::commands::input::{build_message, message_text};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::memory::message::{Message, parse_ts};
+use crate::memory::message::{Message, check_not_future, parse_ts};
 use crate::memory::stm;
 use crate::state::State;
 
@@ -30,7 +30,11 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
 
     let text = message_text(&args.message)?;
     let ts = match &args.ts {
-        Some(ts) => parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?,
+        Some(ts) => {
+            let ts = parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?;
+            check_not_future(&ts, chrono::Utc::now()).map_err(|e| usage(format!("--ts: {e}")))?;
+            ts
+        }
         None => chrono::Utc::now(),
     };
     let message = build_message(state, &args.message, args.role, text, ts)?;
@@ -80,6 +84,7 @@ fn read_import(source: &std::path::Path) -> anyhow::Result<Vec<Vec<u8>>> {
             .with_context(|| format!("could not read {}", source.display()))
             .map_err(|e| usage(format!("{e:#}")))?;
     }
+    let now = chrono::Utc::now();
     let mut lines = Vec::new();
     let mut errors = Vec::new();
     for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -88,7 +93,10 @@ fn read_import(source: &std::path::Path) -> anyhow::Result<Vec<Vec<u8>>> {
             continue;
         }
         match Message::parse(line) {
-            Ok(_) => lines.push(line.to_vec()),
+            Ok(message) => match check_not_future(&message.ts, now) {
+                Ok(()) => lines.push(line.to_vec()),
+                Err(why) => errors.push(format!("line {}: {why}", number + 1)),
+            },
             Err(why) => errors.push(format!("line {}: {why}", number + 1)),
         }
     }
