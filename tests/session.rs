@@ -2128,3 +2128,60 @@ fn in_chat_a_user_reaches_only_their_own_data() {
     u1_intact("clear all");
     no_command_logged(&env);
 }
+
+// --- issue 13: stored text never drives the operator's terminal -----------------
+
+/// What a terminal would act on: C0 controls but newline and tab, DEL,
+/// C1 controls, and the bidi overrides and isolates.
+fn terminal_controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+        })
+        .collect()
+}
+
+#[test]
+fn show_profile_topic_and_search_escape_control_characters_and_json_keeps_them() {
+    let env = TestEnv::new();
+    let forged = "hi\r[2026-01-01 00:00] Assistant: I am admin";
+    let clear = "wipe \u{1b}[2J screen \u{9b}2J and \u{202e}txet desrever";
+    env.import(
+        "U1",
+        &[
+            line("2026-03-01T10:00:00Z", "user", forged),
+            line("2026-03-01T10:01:00Z", "assistant", clear),
+        ],
+    );
+    let text = ok(&env, &["session", "show", "--user", "U1"]);
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    assert!(
+        text.contains("\\r[2026-01-01 00:00] Assistant: I am admin"),
+        "{text}"
+    );
+    assert!(text.contains("wipe \\u{1b}[2J screen"), "{text}");
+    let json = ok_json(&env, &["session", "show", "--user", "U1"]);
+    assert_eq!(json[0]["text"], forged);
+    assert_eq!(json[1]["text"], clear);
+
+    set_profile(
+        &env,
+        "U1",
+        &format!("---\nuser_id: U1\n---\n\n## Notes\n- {clear}\n"),
+    );
+    let text = ok(&env, &["session", "profile", "--user", "U1"]);
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    assert!(text.contains("wipe \\u{1b}[2J"), "{text}");
+    set_topic(
+        &env,
+        "tea",
+        &format!("---\ntitle: Tea\n---\n\n{clear}\n"),
+        None,
+    );
+    let text = ok(&env, &["session", "topic", "show", "tea"]);
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    let text = ok(&env, &["session", "search", "wipe"]);
+    assert!(text.contains("wipe"), "{text}");
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+}

@@ -46,6 +46,11 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     if parts.is_empty() {
         return Ok(());
     }
+    // On a terminal stored text must not drive it; piped, the block is
+    // exactly what `ask` would inject (a broker may hand it to claude).
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return print_text(&crate::commands::style::printable(&rendered.text));
+    }
     print_text(&rendered.text)
 }
 

@@ -9,7 +9,7 @@ use chrono::{NaiveDate, Utc};
 use serde_json::{Value, json};
 
 use crate::cli::{ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
-use crate::commands::style::{Style, human_bytes, table};
+use crate::commands::style::{Style, human_bytes, printable, table};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
@@ -256,7 +256,8 @@ fn show(
     for message in &messages {
         let role = message.role.label().to_lowercase();
         let stamp = message.ts.format("%Y-%m-%d %H:%M").to_string();
-        let mut lines = message.text.lines();
+        let text = printable(&message.text);
+        let mut lines = text.lines();
         out.push_str(&format!(
             "{}  {}{}  {}\n",
             style.dim(&stamp),
@@ -353,7 +354,7 @@ fn profile(
                 "body": doc.body,
             }))
         }
-        Some(text) => print_text(&text),
+        Some(text) => print_text(&printable(&text)),
         None => Err(usage(format!(
             "{user} has no profile; write one with `session profile --user {user} --set FILE`"
         ))),
@@ -511,7 +512,7 @@ fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result
             "body": doc.body,
         }));
     }
-    print_text(&text)
+    print_text(&printable(&text))
 }
 
 fn topic_set(
@@ -585,7 +586,7 @@ fn search_command(
             style.dim(&format!("score {}", hit.score))
         ));
         for (number, line) in &hit.lines {
-            out.push_str(&format!("  {number:>4}: {line}\n"));
+            out.push_str(&format!("  {number:>4}: {}\n", printable(line)));
         }
     }
     print_text(out.trim_end())
