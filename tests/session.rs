@@ -786,6 +786,21 @@ fn paths_of(env: &TestEnv, user: &str) -> BTreeMap<String, Option<Vec<u8>>> {
         .collect()
 }
 
+/// After an erase the user's cost ledger holds amounts and times only.
+fn assert_budget_only(env: &TestEnv, user: &str) {
+    let path = env.sessions_dir().join(format!("costs/users/{user}.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            assert!(
+                ["ts", "costUsd", "erasedAt"].contains(&key.as_str()),
+                "{key} kept in {line}"
+            );
+        }
+    }
+}
+
 /// Lines of the maintenance ledger that mention `user`.
 fn ledger_lines(env: &TestEnv, user: &str) -> Vec<String> {
     std::fs::read_to_string(env.sessions_dir().join("costs/maintenance.jsonl"))
@@ -906,9 +921,15 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
         "{v}"
     );
 
-    // Nothing under sessions/ names U: no path, no file content.
+    // Nothing under sessions/ names U: no path, no file content, but the
+    // amounts and times its budget needs (issue 13).
     let after = tree(&sessions);
-    let left: Vec<&String> = after.keys().filter(|k| k.contains(U)).collect();
+    assert_budget_only(&env, U);
+    let budget = format!("costs/users/{U}.jsonl");
+    let left: Vec<&String> = after
+        .keys()
+        .filter(|k| k.contains(U) && **k != budget)
+        .collect();
     assert!(left.is_empty(), "paths of {U} left behind: {left:?}");
     for (path, bytes) in &after {
         let Some(bytes) = bytes else { continue };
@@ -1874,6 +1895,27 @@ fn chat(env: &TestEnv, user: &str, text: &str) -> String {
     reply
 }
 
+/// The export file an in-chat `/session export` reply names: by its file
+/// name only (a chat user never sees the server's paths), under the
+/// user's own `exports/` folder.
+fn exported_file(env: &TestEnv, user: &str, reply: &str) -> PathBuf {
+    assert!(
+        !reply.contains('/') || !reply.contains(&env.state_dir().display().to_string()),
+        "the reply shows a server path: {reply}"
+    );
+    let name = reply
+        .split_whitespace()
+        .map(|w| {
+            w.trim_end_matches(['.', ',', ';', ')'])
+                .trim_start_matches('(')
+        })
+        .find(|w| w.starts_with("export-"))
+        .unwrap_or_else(|| panic!("an export file name in: {reply}"));
+    let path = env.sessions_dir().join("exports").join(user).join(name);
+    assert!(path.is_file(), "{} exists", path.display());
+    path
+}
+
 /// No STM line of anyone holds a command.
 fn no_command_logged(env: &TestEnv) {
     for (path, bytes) in files(&env.sessions_dir().join("stm")) {
@@ -1947,19 +1989,7 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
     assert!(profile.contains("Likes oolong tea."), "{profile}");
 
     let exported = chat(&env, "U1", "/session export");
-    let exports = env.sessions_dir().join("exports/U1");
-    let path = exported
-        .split_whitespace()
-        .map(|w| w.trim_end_matches('.'))
-        .find(|w| w.starts_with('/'))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("a path in: {exported}"));
-    assert!(
-        path.starts_with(&exports),
-        "{} under {}",
-        path.display(),
-        exports.display()
-    );
+    let path = exported_file(&env, "U1", &exported);
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(doc["user"], json!("U1"));
     assert_eq!(doc["messages"], Value::Array(parsed(&lines[..3])));
@@ -1980,11 +2010,13 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
 
     let erased = chat(&env, "U1", "/session clear all");
     assert!(!erased.is_empty());
+    // Only what budgets need stays: amounts and times (issue 13).
     let left: Vec<String> = tree(&env.sessions_dir())
         .into_keys()
-        .filter(|k| k.contains("U1"))
+        .filter(|k| k.contains("U1") && k != "costs/users/U1.jsonl")
         .collect();
     assert!(left.is_empty(), "left of U1: {left:?}");
+    assert_budget_only(&env, "U1");
     assert_eq!(
         chat(&env, "U1", "/session profile"),
         chat(&env, "U9", "/session profile"),
@@ -1995,9 +2027,13 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
         !env.stm_dir("U9").exists(),
         "a command alone creates no STM"
     );
+    // The erase leaves its mark (issue 13), but no command costs anything.
+    let costs = files(&env.sessions_dir().join("costs"));
     assert!(
-        !env.sessions_dir().join("costs").exists(),
-        "no cost is recorded for a command"
+        costs
+            .values()
+            .all(|bytes| !String::from_utf8_lossy(bytes).contains("costUsd")),
+        "no cost is recorded for a command: {costs:?}"
     );
 }
 
@@ -2088,17 +2124,7 @@ fn in_chat_a_user_reaches_only_their_own_data() {
 
     for text in ["/session export", "/session export U1"] {
         let reply = chat(&env, "U2", text);
-        let path = reply
-            .split_whitespace()
-            .map(|w| w.trim_end_matches('.'))
-            .find(|w| w.starts_with('/'))
-            .map(PathBuf::from)
-            .unwrap_or_else(|| panic!("a path in: {reply}"));
-        assert!(
-            path.starts_with(env.sessions_dir().join("exports/U2")),
-            "`{text}`: {}",
-            path.display()
-        );
+        let path = exported_file(&env, "U2", &reply);
         let written = std::fs::read_to_string(&path).unwrap();
         assert!(!written.contains("U1SECRET"), "`{text}` exported U1's data");
         assert!(
@@ -2184,4 +2210,82 @@ fn show_profile_topic_and_search_escape_control_characters_and_json_keeps_them()
     let text = ok(&env, &["session", "search", "wipe"]);
     assert!(text.contains("wipe"), "{text}");
     assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+}
+
+// --- issue 13: budgets across an erase, chat exports -----------------------------
+
+#[test]
+fn an_erase_in_chat_does_not_reset_the_budget_and_keeps_only_amounts_and_times() {
+    let env = TestEnv::new();
+    // The fake charges $0.0123 per ask: two fit under $0.02, a third does not.
+    env.write_config(r#"{"budget":{"dailyUsd":0.02}}"#);
+    let ask_once = |text: &str| {
+        env.cmd()
+            .args(["ask", "--user", "U1", "--claude-bin"])
+            .arg(fake_claude())
+            .args(["--", text])
+            .output()
+            .unwrap()
+    };
+    assert!(ask_once("first secret question").status.success());
+    let reply = ask_once("/session clear all");
+    assert!(
+        stdout_of(&reply).contains("erased"),
+        "{}",
+        stdout_of(&reply)
+    );
+    assert!(ask_once("second").status.success());
+    let third = ask_once("third");
+    assert_eq!(
+        third.status.code(),
+        Some(7),
+        "the cap holds across the erase: {}",
+        stderr_of(&third)
+    );
+    // What is kept: amounts and times, nothing said.
+    let ledger = env.sessions_dir().join("costs/users/U1.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    assert!(!text.contains("secret"), "{text}");
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            assert!(
+                ["ts", "costUsd", "erasedAt", "input_tokens", "output_tokens"]
+                    .contains(&key.as_str()),
+                "{key} in {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn chat_exports_are_rate_limited_pruned_by_maintain_and_show_no_server_path() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"limits":{"chatExportsPerDay":2,"chatExportRetentionDays":7}}"#);
+    env.import("U1", &[line("2026-03-01T10:00:00Z", "user", "hello")]);
+    let first = chat(&env, "U1", "/session export");
+    let path = exported_file(&env, "U1", &first);
+    chat(&env, "U1", "/session export");
+    let third = chat(&env, "U1", "/session export");
+    assert!(
+        third.contains("limit") || third.contains("again"),
+        "{third}"
+    );
+    assert!(!third.contains("export-"), "no third export: {third}");
+    let exports = env.sessions_dir().join("exports/U1");
+    assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 2);
+    // Eight days on, maintain removes them.
+    let later = (chrono::Utc::now() + chrono::Duration::days(8))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let out = env
+        .cmd()
+        .args(["maintain", "--only", "prune", "--now", &later])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(!path.exists(), "an export past its retention is pruned");
+    assert_eq!(
+        std::fs::read_dir(&exports).map(|d| d.count()).unwrap_or(0),
+        0
+    );
 }

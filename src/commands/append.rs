@@ -28,7 +28,7 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         return Ok(());
     }
 
-    let text = message_text(&args.message)?;
+    let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
     let ts = match &args.ts {
         Some(ts) => {
             let ts = parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?;

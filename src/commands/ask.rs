@@ -46,7 +46,7 @@ struct Turn<'a> {
 pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> {
     let json = output.json || args.output_format == Some(OutputFormat::Json);
     let sender = &args.message.user;
-    let text = message_text(&args.message)?;
+    let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
 
     if let Some(command) = chat::parse(&text) {
         // In-chat commands act on the sender's own data, never a group's.
@@ -181,7 +181,8 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     )?;
     let now = Utc::now();
     let message = &turn.message;
-    let mut answer = Message::new(Role::Assistant, reply.text.clone(), now);
+    let stored = stm::cap_reply(&reply.text, state.config.limits.max_reply_bytes);
+    let mut answer = Message::new(Role::Assistant, stored, now);
     answer.channel = message.channel.clone();
     answer.thread_id = message.thread_id.clone();
     answer.group_id = message.group_id.clone();
@@ -204,9 +205,18 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     }
     // The reply is paid for and the user waits for it: a failure to log it
     // is reported, but does not keep the reply from being printed.
-    let logged = state
-        .lock_user(turn.key)
-        .and_then(|_lock| stm::append_locked(state, turn.key, std::slice::from_ref(&answer)));
+    // An erase of the sender while claude ran is final: nothing of this
+    // turn goes back into their (or the group's) log.
+    let logged = state.lock_user(turn.key).and_then(|_lock| {
+        if ledger::erased_since(state, turn.sender, message.ts)? {
+            crate::diag::warn(format!(
+                "{} was erased while claude answered; the reply is not logged",
+                turn.sender
+            ));
+            return Ok(());
+        }
+        stm::append_locked(state, turn.key, std::slice::from_ref(&answer))
+    });
     if let Err(e) = logged {
         crate::diag::warn(format!(
             "the reply could not be logged in {}'s memory: {e:#}",

@@ -102,12 +102,29 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
         },
         ("export", _) => {
             let dir = state.layout.exports_dir(user);
-            let path = dir.join(format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ")));
+            let limit = state.config.limits.chat_exports_per_day;
+            let today = crate::store::fs::read_dir_optional(&dir)?
+                .iter()
+                .filter_map(|e| crate::memory::housekeeping::export_time(e.file_name().to_str()?))
+                .filter(|made| made.date_naive() == now.date_naive())
+                .count();
+            if today >= limit as usize {
+                return Ok(format!(
+                    "You have made {today} export(s) today, the daily limit; \
+                     please try again tomorrow."
+                ));
+            }
+            let name = format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
             let document = user_data::export_json(state, user, now)?;
             let mut bytes = serde_json::to_vec_pretty(&document)?;
             bytes.push(b'\n');
-            crate::store::atomic::write_atomic(&path, &bytes, state.fsync())?;
-            format!("Your data is exported to {}", path.display())
+            crate::store::atomic::write_atomic(&dir.join(&name), &bytes, state.fsync())?;
+            // The file's name only: the server's paths are not the chat's business.
+            format!(
+                "Your data is exported as {name}; the operator can hand it to you. \
+                 It is kept for {} day(s).",
+                state.config.limits.chat_export_retention_days
+            )
         }
         _ => HELP.to_owned(),
     })

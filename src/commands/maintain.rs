@@ -157,7 +157,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
             "compact" => compact(state, args, &llm, &mut report),
             "daily" => daily(state, args, now, &llm, &mut report),
             "weekly" => weekly(state, args, now, &llm, &mut report),
-            "prune" => prune(state, args, &mut report),
+            "prune" => prune(state, args, now, &mut report),
             _ => unreachable!("tasks are validated above"),
         };
         if let Err(e) = result {
@@ -461,14 +461,25 @@ fn migrate(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyho
     Ok(())
 }
 
-fn prune(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
-    let pruned = housekeeping::prune(state, args.dry_run)?;
+fn prune(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    let pruned = housekeeping::prune(state, args.dry_run, now)?;
     let verb = if args.dry_run {
         "would remove"
     } else {
         "removed"
     };
-    report.done = pruned.folders.len() + pruned.temp_files.len();
+    report.done = pruned.folders.len() + pruned.temp_files.len() + pruned.exports.len();
+    report.actions.extend(
+        pruned
+            .exports
+            .iter()
+            .map(|f| format!("{verb} in-chat export past its retention {}", f.display())),
+    );
     report.actions.extend(
         pruned
             .folders

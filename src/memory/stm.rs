@@ -66,6 +66,24 @@ pub fn record_membership(state: &State, sender: &UserId, key: &UserId) -> anyhow
     Ok(())
 }
 
+/// A reply as stored: at most `max_bytes` (`limits.maxReplyBytes`), cut
+/// at a character boundary with a marker saying so.
+pub fn cap_reply(text: &str, max_bytes: u64) -> String {
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let marker = format!(
+        "\n[… reply cut: {} bytes in all, over limits.maxReplyBytes …]",
+        text.len()
+    );
+    let mut end = max.saturating_sub(marker.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{marker}", &text[..end])
+}
+
 /// The last `n` valid messages, oldest first. Lines that do not parse are
 /// skipped with a warning and left on disk untouched.
 pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Message>> {

@@ -50,7 +50,6 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
         layout.exports_dir(user),
         layout.compaction_journal_file(user),
         layout.compaction_lock_file(user),
-        layout.user_ledger_file(user),
         layout.memberships_dir(user),
     ]);
     paths
@@ -128,8 +127,11 @@ pub fn disk_usage(path: &Path) -> u64 {
 /// owned topics, index entries, ledger lines, journal and lock files.
 /// Returns what was removed.
 pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
-    // The user's lines in group conversations first, each under that
-    // group's lock (never nested in the user's own).
+    // First the mark an ask in flight looks for before it logs a reply,
+    // with what budgets need (amounts and times) and nothing else.
+    ledger::keep_for_budgets_only(state, user, chrono::Utc::now())?;
+    // The user's lines in group conversations, each under that group's
+    // lock (never nested in the user's own).
     let mut removed = Vec::new();
     let mut groups = membership_names(state, user)?;
     // Lines written before memberships were recorded (the seed, an older
