@@ -70,7 +70,10 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
     let users = user_data::known_users(state)?;
     let mut messages = 0;
     for user in stm::users(state)? {
-        messages += stm::all_messages(state, &user)?.len();
+        match stm::all_messages(state, &user) {
+            Ok(all) => messages += all.len(),
+            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
+        }
     }
     let profiles = ltm::markdown_names(&state.layout.profiles_dir())?.len();
     let topics = ltm::markdown_names(&state.layout.topics_dir())?.len();
@@ -175,7 +178,11 @@ fn users(
     let now = Utc::now();
     let mut all = Vec::new();
     for user in user_data::known_users(state)? {
-        all.push(user_data::stats(state, &user, now)?);
+        // One user's unreadable file must not hide everyone else.
+        match user_data::stats(state, &user, now) {
+            Ok(stats) => all.push(stats),
+            Err(e) => crate::diag::warn(format!("{user}: {e:#}; left out of the list")),
+        }
     }
     match sort {
         UserSort::Activity => all.sort_by_key(|s| std::cmp::Reverse(s.last_activity)),

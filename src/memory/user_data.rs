@@ -227,11 +227,21 @@ pub fn rebuild_memberships(state: &State) -> anyhow::Result<usize> {
     let mut count = 0;
     for key in summaries::users_with_history(state)? {
         let mut senders = std::collections::BTreeSet::new();
-        let stm = read_optional(&state.layout.messages_file(&key))?.unwrap_or_default();
+        // One unreadable log or archive is warned about; the rest is rebuilt.
+        let read = read_optional(&state.layout.messages_file(&key))
+            .map(Option::unwrap_or_default)
+            .and_then(|stm| Ok((stm, archived_lines(state, &key)?)));
+        let (stm, archived) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                crate::diag::warn(format!("{e:#}; its memberships are not rebuilt"));
+                continue;
+            }
+        };
         let lines = stm
             .split(|&b| b == b'\n')
             .map(<[u8]>::to_vec)
-            .chain(archived_lines(state, &key)?);
+            .chain(archived);
         for line in lines {
             if let Ok(message) = Message::parse(&line)
                 && let Some(sender) = message.sender().and_then(|s| UserId::new(s).ok())
