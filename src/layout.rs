@@ -386,6 +386,32 @@ impl Layout {
         self.sessions.join(".tmp")
     }
 
+    /// Every folder one owner's files are written into or removed from,
+    /// areas first: what must never be a symbolic link.
+    pub fn owned_dirs(&self, user: &UserId) -> Vec<PathBuf> {
+        vec![
+            self.stm_root(),
+            self.stm_dir(user),
+            self.summaries_root(),
+            self.summaries_dir(user),
+            self.daily_dir(user),
+            self.weekly_dir(user),
+            self.archive_root(),
+            self.archive_dir(user),
+            self.sessions.join("exports"),
+            self.exports_dir(user),
+            self.sessions.join("memberships"),
+            self.memberships_dir(user),
+            self.ltm_dir(),
+            self.profiles_dir(),
+            self.sessions.join(".journal"),
+            self.sessions.join("costs"),
+            self.sessions.join("costs").join("users"),
+            self.locks_dir(),
+            self.locks_dir().join("users"),
+        ]
+    }
+
     // --- locks -------------------------------------------------------------
     //
     // Lock files live apart from the data: rewrites rename over data files

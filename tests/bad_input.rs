@@ -1312,3 +1312,130 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
     drop(mount);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// --- second round (issue 13): links under the state dir ---------------------------
+
+/// A folder outside the state dir, holding a file, linked in at `link`.
+fn plant_link(env: &TestEnv, link: &Path, name: &str) -> PathBuf {
+    let target = env.dir.path().join(name);
+    std::fs::create_dir_all(&target).unwrap();
+    write_file(&target.join("keep.txt"), b"not the tool's to touch\n");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, link).unwrap();
+    target
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn symlinked_user_folders_are_never_written_through_nor_silently_skipped() {
+    let env = TestEnv::new();
+    seed(&env);
+    let stm_target = env.dir.path().join("elsewhere-stm");
+    // U3's stm folder and U1's archive folder are links to outside.
+    plant_link(&env, &env.stm_dir("U3"), "elsewhere-stm");
+    let archive_target = plant_link(&env, &env.archive_dir("U1"), "elsewhere-archive");
+
+    // append through the link: refused, exit 3, says what and why.
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U3", "--", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("is a symbolic link") && err.contains("stm/U3"),
+        "{err}"
+    );
+    assert_eq!(listing(&stm_target), ["keep.txt"]);
+
+    // compact and clear of U1 would write into (or delete from) its archive.
+    for args in [
+        &["session", "clear", "--user", "U1", "--yes"][..],
+        &["session", "clear", "--user", "U1", "--all", "--yes"],
+    ] {
+        let out = env.cmd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains("symbolic link"),
+            "{}",
+            stderr_of(&out)
+        );
+        assert!(
+            !stdout_of(&out).contains("erased"),
+            "{args:?} claims success"
+        );
+        assert_eq!(listing(&archive_target), ["keep.txt"], "{args:?}");
+    }
+    assert!(env.messages_path("U1").exists(), "U1's log is still there");
+    let out = compact(&env, "U1");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert_eq!(listing(&archive_target), ["keep.txt"]);
+
+    // maintain names the link instead of skipping the user silently.
+    let out = env
+        .cmd()
+        .args([
+            "maintain",
+            "--only",
+            "stm-expiry",
+            "--now",
+            "2030-01-01T00:00:00Z",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("stm/U3") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(listing(&stm_target), ["keep.txt"]);
+    assert_eq!(listing(&archive_target), ["keep.txt"]);
+}
+
+#[test]
+fn a_hard_linked_log_is_not_appended_to() {
+    let env = TestEnv::new();
+    seed(&env);
+    let outside = env.dir.path().join("outside.jsonl");
+    std::fs::hard_link(env.messages_path("U2"), &outside).unwrap();
+    let before = std::fs::read(&outside).unwrap();
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U2", "--", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("hard link"), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
+}
+
+#[test]
+fn a_symlinked_log_is_refused_saying_what_and_why() {
+    let env = TestEnv::new();
+    seed(&env);
+    let outside = env.dir.path().join("outside.jsonl");
+    write_file(&outside, b"");
+    std::fs::remove_file(env.messages_path("U2")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.messages_path("U2")).unwrap();
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U2", "--", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("is a symbolic link") && err.contains("never followed"),
+        "says what was refused and why: {err}"
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), b"");
+}

@@ -235,7 +235,16 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
     for entry in entries {
-        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+        let kind = entry.file_type();
+        if kind.as_ref().is_ok_and(|t| t.is_symlink()) {
+            diag::warn(format!(
+                "{} is a symbolic link; skipped (links under the state dir are never \
+                 followed); move the data into a real folder there",
+                entry.path().display()
+            ));
+            continue;
+        }
+        if !kind.is_ok_and(|t| t.is_dir()) {
             continue;
         }
         if let Some(user) = entry

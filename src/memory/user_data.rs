@@ -127,6 +127,9 @@ pub fn disk_usage(path: &Path) -> u64 {
 /// owned topics, index entries, ledger lines, journal and lock files.
 /// Returns what was removed.
 pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
+    // A linked folder would make the erase remove the link and report
+    // success while the data stays where it points: refuse before anything.
+    crate::store::fs::refuse_linked_dirs(&state.layout.owned_dirs(user))?;
     // First the mark an ask in flight looks for before it logs a reply,
     // with what budgets need (amounts and times) and nothing else.
     ledger::keep_for_budgets_only(state, user, chrono::Utc::now())?;
