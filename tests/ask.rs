@@ -543,9 +543,16 @@ fn display_name_profile_keeps_numeric_ids_as_strings() {
 #[test]
 fn attachments_are_listed_in_the_prompt_and_logged() {
     let env = TestEnv::new();
+    // Attachments must exist as regular files (issue 13).
+    let dir = env.dir.path();
+    for name in ["a.png", "b.pdf"] {
+        common::write_file(&dir.join(name), b"bytes");
+    }
+    let a_png = dir.join("a.png").display().to_string();
+    let b_pdf = dir.join("b.pdf").display().to_string();
     ask(&env)
-        .args(["--user", "U1", "--attach", "/tmp/a.png:photo"])
-        .args(["--attach", "/tmp/b.pdf", "--", "look at these"])
+        .args(["--user", "U1", "--attach", &format!("{a_png}:photo")])
+        .args(["--attach", &b_pdf, "--", "look at these"])
         .assert()
         .success();
     let stdin = env.claude_call(1).stdin;
@@ -553,8 +560,8 @@ fn attachments_are_listed_in_the_prompt_and_logged() {
     let heading = stdin
         .find("Attached files (use Read tool to view):")
         .unwrap_or_else(|| panic!("the attachment heading: {stdin:?}"));
-    let a = stdin.find("/tmp/a.png").expect("a.png listed");
-    let b = stdin.find("/tmp/b.pdf").expect("b.pdf listed");
+    let a = stdin.find(&a_png).expect("a.png listed");
+    let b = stdin.find(&b_pdf).expect("b.pdf listed");
     assert!(heading < a && a < b, "{stdin:?}");
 
     let user = &env.messages("U1")[0];
@@ -562,8 +569,8 @@ fn attachments_are_listed_in_the_prompt_and_logged() {
     assert_eq!(
         user["attachments"],
         json!([
-            {"type": "image", "path": "/tmp/a.png", "name": "photo"},
-            {"type": "file", "path": "/tmp/b.pdf"}
+            {"type": "image", "path": a_png, "name": "photo"},
+            {"type": "file", "path": b_pdf}
         ])
     );
 }
@@ -786,4 +793,30 @@ fn an_erase_during_an_ask_is_final() {
         env.messages("U1")
     );
     assert!(stderr_of(&out).contains("erased"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn an_attachment_that_is_missing_a_folder_or_a_device_is_refused() {
+    let env = TestEnv::new();
+    let missing = env.dir.path().join("gone.png");
+    let folder = env.dir.path().join("a-folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (path, why) in [
+        (missing.display().to_string(), "does not exist"),
+        (folder.display().to_string(), "not a regular file"),
+        ("/dev/zero".to_owned(), "not a regular file"),
+    ] {
+        let out = ask(&env)
+            .args(["--user", "U1", "--attach", &path, "--", "look"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{path}: {}", stderr_of(&out));
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("--attach") && err.contains(why),
+            "{path}: {err}"
+        );
+    }
+    assert_eq!(env.claude_calls(), 0);
+    assert!(!env.messages_path("U1").exists());
 }

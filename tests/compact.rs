@@ -1037,3 +1037,17 @@ fn a_journal_of_binary_garbage_is_removed_with_a_warning_and_compaction_works() 
     // Not even UTF-8 (a disk error, another tool's file): just as unreadable.
     garbage_journal_is_removed(b"\x00\xff\xfe garbage \x80\x81");
 }
+
+#[test]
+fn compact_all_with_nothing_to_do_never_prints_a_negative_zero_cost() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    let out = compact(&env).arg("--all").output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    assert!(!text.contains("-0.0"), "{text}");
+    assert!(text.contains("$0.0000"), "{text}");
+}

@@ -2339,3 +2339,97 @@ fn one_bad_file_is_warned_about_and_channel_wide_commands_go_on() {
     let hits = ok(&env, &["session", "search", "tea"]);
     assert!(hits.contains("U5"), "{hits}");
 }
+
+// --- issue 13: the smaller ones ---------------------------------------------------
+
+#[test]
+fn profile_set_refuses_empty_input_and_a_wrong_frontmatter_and_keeps_name_and_created() {
+    let env = TestEnv::new();
+    set_profile(
+        &env,
+        "U1",
+        "---\nuser_id: U1\ndisplay_name: Kevin\ncreated: 2026-01-01T00:00:00.000Z\ntags: [tea]\n---\n\nLikes tea.\n",
+    );
+    let before = std::fs::read(env.profile_path("U1")).unwrap();
+    for (input, why) in [
+        ("", "empty"),
+        ("  \n\n", "empty"),
+        ("---\ntags: tea\n---\n\nx\n", "tags"),
+        ("---\nuser_id: U2\n---\n\nx\n", "user_id"),
+    ] {
+        let out = env
+            .cmd()
+            .args(["session", "profile", "--user", "U1", "--set", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{input:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains(why),
+            "{input:?}: {}",
+            stderr_of(&out)
+        );
+        assert_eq!(
+            std::fs::read(env.profile_path("U1")).unwrap(),
+            before,
+            "{input:?}"
+        );
+    }
+    // A new body without the name and creation time keeps both.
+    set_profile(&env, "U1", "## Notes\n- Now likes coffee.\n");
+    let (front, body) = markdown(&env.profile_path("U1"));
+    let text = |key: &str| {
+        front
+            .get(key)
+            .and_then(serde_yaml::Value::as_str)
+            .map(str::to_owned)
+    };
+    assert_eq!(text("display_name").as_deref(), Some("Kevin"));
+    assert_eq!(text("created").as_deref(), Some("2026-01-01T00:00:00.000Z"));
+    assert!(body.contains("coffee"), "{body}");
+}
+
+#[test]
+fn export_to_a_bare_file_name_works_and_dash_means_stdout() {
+    let env = TestEnv::new();
+    env.import(
+        "U1",
+        &[line("2026-03-01T10:00:00Z", "user", "hello export")],
+    );
+    let out = env
+        .cmd()
+        .args([
+            "session", "export", "--user", "U1", "--format", "json", "--out", "u.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let written = env.dir.path().join("u.json");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&written).unwrap()).unwrap();
+    assert_eq!(doc["user"], "U1");
+    let out = env
+        .cmd()
+        .args([
+            "session", "export", "--user", "U1", "--format", "json", "--out", "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let doc: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(doc["messages"][0]["text"], "hello export");
+    assert!(!env.dir.path().join("-").exists(), "no file named -");
+}
+
+#[test]
+fn a_chat_command_spans_one_line_only() {
+    let env = TestEnv::new();
+    env.import("U1", &[line("2026-03-01T10:00:00Z", "user", "keep me")]);
+    set_profile(&env, "U1", "---\nuser_id: U1\n---\n\nLikes tea.\n");
+    let reply = chat(&env, "U1", "/session clear\nall");
+    assert!(reply.contains("one line"), "{reply}");
+    assert!(
+        env.profile_path("U1").exists(),
+        "`clear\\nall` is not `clear all`"
+    );
+    assert_eq!(env.messages("U1").len(), 1, "nor `clear`: nothing was done");
+}

@@ -77,6 +77,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
         json,
     };
+    crate::commands::input::check_attachments(&turn.message)?;
     let now = turn.message.ts;
 
     // Brokers pass --display-name on every message: look before locking.

@@ -15,12 +15,22 @@ pub struct ChatCommand {
     pub args: Vec<String>,
 }
 
-/// `Some` when the text is an in-chat command.
+/// `Some` when the text is an in-chat command. A command is one line: a
+/// text that starts with one and goes on over more lines (`/session
+/// clear` then `all`) is answered with help, never run as another command.
 pub fn parse(text: &str) -> Option<ChatCommand> {
     let mut words = text.split_whitespace();
     let head = words.next()?;
     if !matches!(head, "/session" | "/memory") {
         return None;
+    }
+    if text.trim().contains([
+        '\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}',
+    ]) {
+        return Some(ChatCommand {
+            action: MULTI_LINE.to_owned(),
+            args: Vec::new(),
+        });
     }
     let action = words.next().unwrap_or("help").to_ascii_lowercase();
     Some(ChatCommand {
@@ -28,6 +38,9 @@ pub fn parse(text: &str) -> Option<ChatCommand> {
         args: words.map(str::to_owned).collect(),
     })
 }
+
+/// The action of a command text over several lines: answered, never run.
+const MULTI_LINE: &str = "\n";
 
 pub const HELP: &str = "\
 Memory commands:
@@ -126,6 +139,7 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
                 state.config.limits.chat_export_retention_days
             )
         }
+        (MULTI_LINE, _) => format!("A /session command is one line; nothing was done.\n{HELP}"),
         _ => HELP.to_owned(),
     })
 }

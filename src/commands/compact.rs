@@ -75,7 +75,8 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
             Outcome::Compacted { cost_usd, .. } => *cost_usd,
             _ => None,
         })
-        .sum();
+        // Not `.sum()`: an empty f64 sum is -0.0, printed `$-0.0000`.
+        .fold(0.0, |total, cost| total + cost);
     if output.json {
         let users: Vec<_> = results
             .iter()

@@ -341,9 +341,21 @@ fn profile(
     let path = state.layout.profile_file(user);
     if let Some(source) = set {
         let text = read_input(source)?;
-        let doc = validate_profile(user, &text)?;
+        let mut doc = validate_profile(user, &text)?;
         {
             let _lock = state.lock_user(user)?;
+            // The name and the creation time stay unless the new text
+            // gives them: a profile body pasted alone must not drop them.
+            if let Some(old) = crate::memory::stm::read_text_or_warn(&path)? {
+                let old = stm::parse_document_or_warn(&old, &path);
+                for key in ["display_name", "created"] {
+                    if doc.front.get(key).is_none()
+                        && let Some(value) = old.front.get(key)
+                    {
+                        doc.set(key, value.clone());
+                    }
+                }
+            }
             write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
         }
         ltm::index_profile(state, user)?;
@@ -370,7 +382,20 @@ fn profile(
 
 /// A profile must parse, and name the right user (added when missing).
 fn validate_profile(user: &UserId, text: &str) -> anyhow::Result<Document> {
+    if text.trim().is_empty() {
+        return Err(usage(
+            "the new profile is empty; nothing was changed (to erase a profile, use \
+             `session clear --all`)",
+        ));
+    }
     let mut doc = Document::parse(text).map_err(|e| usage(format!("the new profile: {e}")))?;
+    if let Some(tags) = doc.front.get("tags")
+        && !tags.is_sequence()
+    {
+        return Err(usage(
+            "the new profile's tags must be a list, like `tags: [tea, kayak]`; fix the frontmatter",
+        ));
+    }
     match doc.get_text("user_id").as_deref() {
         Some(id) if id != user.as_str() => {
             return Err(usage(format!(
@@ -606,6 +631,16 @@ fn export(
     format: ExportFormat,
     output: Output,
 ) -> anyhow::Result<()> {
+    if out.as_os_str() == "-" {
+        return export_to_stdout(state, user, format);
+    }
+    // A bare file name is in the current folder (its parent, "", is not a
+    // folder to sync).
+    let out = &if out.parent().is_some_and(|p| p.as_os_str().is_empty()) {
+        Path::new(".").join(out)
+    } else {
+        out.to_owned()
+    };
     if out.exists()
         && !(out.is_dir() && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none()))
     {
@@ -632,6 +667,28 @@ fn export(
         "exported {user} to {} ({files} file(s))",
         out.display()
     ))
+}
+
+/// `--out -`: the JSON document, or the tar.gz bytes, on stdout.
+fn export_to_stdout(state: &State, user: &UserId, format: ExportFormat) -> anyhow::Result<()> {
+    let bytes = match format {
+        ExportFormat::Json => {
+            let document = user_data::export_json(state, user, Utc::now())?;
+            let mut bytes = serde_json::to_vec_pretty(&document)?;
+            bytes.push(b'\n');
+            bytes
+        }
+        ExportFormat::TarGz => user_data::export_tar_gz_bytes(state, user)?.0,
+        ExportFormat::Dir => {
+            return Err(usage(
+                "--out - (stdout) takes --format json or tar.gz; a folder export needs a path",
+            ));
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&bytes)?;
+    stdout.flush()?;
+    Ok(())
 }
 
 fn reindex(state: &State, output: Output) -> anyhow::Result<()> {

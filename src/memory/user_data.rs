@@ -458,9 +458,22 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
 
 /// The directory export, as a gzipped tar file at `out`.
 pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
+    let (bytes, count) = export_tar_gz_bytes(state, user)?;
+    write_atomic(out, &bytes, state.fsync())?;
+    Ok(count)
+}
+
+/// The directory export as gzipped tar bytes, and how many files it holds.
+/// Staged in the state dir's private temporary folder, `0700` whatever
+/// the umask: the person's data never sits readable by others.
+pub fn export_tar_gz_bytes(state: &State, user: &UserId) -> anyhow::Result<(Vec<u8>, usize)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let temp = state.layout.temp_dir();
+    ensure_dir(&temp)?;
     let staging = tempfile::Builder::new()
-        .prefix("claude-session-export-")
-        .tempdir()
+        .prefix(".export-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(&temp)
         .context("could not create a temporary folder for the export")?;
     let count = export_dir(state, user, staging.path())?;
     let mut bytes = Vec::new();
@@ -471,8 +484,7 @@ pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result
             .context("could not build the tar archive")?;
         tar.into_inner()?.finish()?;
     }
-    write_atomic(out, &bytes, state.fsync())?;
-    Ok(count)
+    Ok((bytes, count))
 }
 
 /// Every person with any data: STM, profile, summaries or archive (not
