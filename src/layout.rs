@@ -203,6 +203,16 @@ impl ConversationKey {
     }
 }
 
+/// A message id as a file name part (FNV-1a): ids are the platform's, not
+/// ours to trust as file names.
+fn msg_id_hash(msg_id: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in msg_id.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
 /// The paths of one state dir.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -447,14 +457,19 @@ impl Layout {
     /// Held by the process answering one message id, so a redelivery of
     /// the same id waits for that answer instead of asking again.
     pub fn inflight_lock_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
-        // Message ids are the platform's, not ours to trust as file names.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in msg_id.bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
         self.locks_dir()
             .join("inflight")
-            .join(format!("{conversation}-{hash:016x}.lock"))
+            .join(format!("{conversation}-{:016x}.lock", msg_id_hash(msg_id)))
+    }
+
+    /// Beside the message lock: how the last retry of a redelivered message
+    /// failed, so the redeliveries that waited for it share that failure
+    /// instead of each calling claude again.
+    pub fn inflight_failure_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
+        self.locks_dir().join("inflight").join(format!(
+            "{conversation}-{:016x}.failed",
+            msg_id_hash(msg_id)
+        ))
     }
 
     /// Held for a whole `maintain` pass: one pass at a time.

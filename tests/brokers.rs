@@ -1503,3 +1503,73 @@ fn maintain_moves_group_data_of_the_previous_layout_and_finishes_a_killed_move()
     assert_eq!(env.read_bytes("bob"), before_bob, "bob's own log stays his");
     assert!(!sessions.join("stm/#bob").exists());
 }
+
+/// The first delivery of m-1 (failing, slowly), then five redeliveries
+/// started while it runs; `retry_env` is the fake claude's for them.
+fn first_fails_and_five_wait(env: &TestEnv, retry_env: &[(&str, &str)]) -> Vec<Output> {
+    let spawn = |extra: &[(&str, &str)]| {
+        let mut cmd = env.process();
+        cmd.args(["ask", "--claude-bin"])
+            .arg(fake_claude())
+            .args(["--user", "U1", "--msg-id", "m-1", "--", "hello"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in extra {
+            cmd.env(key, value);
+        }
+        cmd.spawn().unwrap()
+    };
+    let first = spawn(&[
+        ("FAKE_CLAUDE_SLEEP", "1"),
+        ("FAKE_CLAUDE_EXIT", "1"),
+        ("FAKE_CLAUDE_STDERR", "boom"),
+    ]);
+    assert!(common::wait_for(
+        std::time::Duration::from_secs(10),
+        std::time::Duration::from_millis(20),
+        || env.claude_calls() == 1
+    ));
+    let waiting: Vec<_> = (0..5).map(|_| spawn(retry_env)).collect();
+    let first = first.wait_with_output().unwrap();
+    assert_ne!(first.status.code(), Some(0));
+    waiting
+        .into_iter()
+        .map(|child| child.wait_with_output().unwrap())
+        .collect()
+}
+
+#[test]
+fn redeliveries_waiting_on_a_failed_first_call_are_served_by_one_retry() {
+    let env = TestEnv::new();
+    for out in first_fails_and_five_wait(&env, &[]) {
+        assert_code(&out, 0, "a waiting redelivery");
+        assert_eq!(stdout_of(&out), "fake reply to: hello\n");
+    }
+    assert_eq!(env.claude_calls(), 2, "the failed call and one retry");
+    let (logged, replies) = deliveries(&env.messages("U1"), "m-1");
+    assert_eq!((logged, replies), (1, 1));
+}
+
+#[test]
+fn a_failed_retry_is_shared_by_the_redeliveries_that_waited_for_it() {
+    let env = TestEnv::new();
+    let outs = first_fails_and_five_wait(
+        &env,
+        &[
+            ("FAKE_CLAUDE_EXIT", "1"),
+            ("FAKE_CLAUDE_STDERR", "still down"),
+        ],
+    );
+    for out in &outs {
+        assert_code(out, 6, "a waiting redelivery while claude is down");
+    }
+    assert_eq!(
+        env.claude_calls(),
+        2,
+        "the failed call and one failed retry, not one per redelivery"
+    );
+    // A later redelivery (claude back) is answered.
+    let out = ask_run(&env, "U1", &["--msg-id", "m-1"], &[], "hello");
+    assert_code(&out, 0, "a redelivery once claude is back");
+    assert_eq!(env.claude_calls(), 3);
+}

@@ -244,6 +244,7 @@ fn redelivered(
     }
     let state = turn.state;
     let wait = turn.claude.timeout + std::time::Duration::from_secs(5);
+    let waiting_since = Utc::now();
     let inflight = FileLock::acquire(
         &state.layout.inflight_lock_file(turn.key, id),
         wait,
@@ -280,11 +281,60 @@ fn redelivered(
             drop(inflight);
             return refuse_over_budget(turn, &why);
         }
-        (None, None) => answer(turn, &parts)?.text,
+        (None, None) => {
+            let failures = state.layout.inflight_failure_file(turn.key, id);
+            if let Some(shared) = retry_failed_since(&failures, waiting_since) {
+                drop(inflight);
+                return Err(shared);
+            }
+            match answer(turn, &parts) {
+                Ok(reply) => {
+                    let _ = crate::store::fs::remove_if_exists(&failures);
+                    reply.text
+                }
+                Err(e) => {
+                    record_failed_retry(state, &failures, &e);
+                    drop(inflight);
+                    return Err(e);
+                }
+            }
+        }
     };
     print_reply(turn, &text, None, false)?;
     release(inflight);
     Ok(())
+}
+
+/// Note how a retry failed, for the redeliveries waiting behind it. Best
+/// effort: without the note each of them retries, as before.
+fn record_failed_retry(state: &State, path: &std::path::Path, e: &anyhow::Error) {
+    let note = json!({
+        "ts": crate::memory::message::format_ts(&Utc::now()),
+        "exit": crate::error::exit_code_of(e).code(),
+        "error": format!("{e:#}"),
+    });
+    let _ = crate::store::atomic::write_atomic(path, note.to_string().as_bytes(), state.fsync());
+}
+
+/// The failure of a retry that ended while this redelivery waited for it.
+fn retry_failed_since(
+    path: &std::path::Path,
+    since: chrono::DateTime<Utc>,
+) -> Option<anyhow::Error> {
+    let bytes = crate::store::fs::read_optional(path).ok()??;
+    let note: Value = serde_json::from_slice(&bytes).ok()?;
+    let ts = crate::memory::message::parse_ts(note.get("ts")?.as_str()?).ok()?;
+    if ts < since {
+        return None;
+    }
+    let exit = Exit::from_code(note.get("exit")?.as_i64()? as i32).unwrap_or(Exit::ClaudeFailed);
+    Some(failure(
+        exit,
+        format!(
+            "another delivery of this message just retried and failed: {}",
+            note.get("error")?.as_str()?
+        ),
+    ))
 }
 
 /// The budget note on stdout (for the chat), the reason on stderr, exit 7.
