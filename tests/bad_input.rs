@@ -355,10 +355,18 @@ fn text_cases() -> Vec<Case> {
         )
         .stderr(&["UTF-8"]),
         Case::new(
-            "10 MB text on stdin → append",
+            "10 MB text on stdin → append, over the default limit",
+            os(&["append", "--user", "U1"]),
+            2,
+        )
+        .stdin(huge.clone().into_bytes())
+        .stderr(&["limits.maxMessageBytes", "nothing was logged"]),
+        Case::new(
+            "10 MB text on stdin → append, with the limit raised",
             os(&["append", "--user", "U1"]),
             0,
         )
+        .config(r#"{"durability":{"fsync":false},"limits":{"maxMessageBytes":20000000}}"#)
         .stdin(huge.into_bytes())
         .then(|env| {
             let last = last_message(env, "U1")?;
@@ -607,12 +615,115 @@ fn config_cases() -> Vec<Case> {
     cases
 }
 
+/// The second round (issue 13): ids a careless broker leaves empty, times
+/// from the future, sizes, attachments, a conversation keyed like a user.
+fn second_round_cases() -> Vec<Case> {
+    let fake = fake_claude().display().to_string();
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["ask", "--user", "U2", "--claude-bin", fake.as_str()];
+        args.extend_from_slice(extra);
+        os(&args)
+    };
+    let big = "x".repeat(65 * 1024);
+    vec![
+        Case::new(
+            "empty --msg-id → append",
+            os(&["append", "--user", "U1", "--msg-id", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--msg-id", "empty"]),
+        Case::new(
+            "blank --msg-id → ask",
+            ask(&["--msg-id", "  ", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--msg-id", "blank"]),
+        Case::new(
+            "empty --thread → ask",
+            ask(&["--thread", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--thread", "empty"]),
+        Case::new(
+            "empty --group → append",
+            os(&["append", "--user", "U1", "--group", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--group", "empty"]),
+        Case::new(
+            "empty --conversation → ask",
+            ask(&["--conversation", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["conversation key", "empty"]),
+        Case::new(
+            "--ts in the year 2999 → append",
+            os(&[
+                "append",
+                "--user",
+                "U1",
+                "--ts",
+                "2999-01-01T00:00:00Z",
+                "--",
+                "hi",
+            ]),
+            2,
+        )
+        .stderr(&["--ts", "future"]),
+        Case::new(
+            "import line from the future → append --jsonl",
+            os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
+            2,
+        )
+        .file(
+            "batch.jsonl",
+            line("f", "2999-01-01T00:00:00.000Z", "user", "from the future") + "\n",
+        )
+        .stderr(&["line 1", "future", "nothing was imported"]),
+        Case::new("65 KB message → ask", ask(&["--", &big]), 2).stderr(&["limits.maxMessageBytes"]),
+        Case::new(
+            "--attach /dev/zero → ask",
+            ask(&["--attach", "/dev/zero", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--attach", "not a regular file"]),
+        Case::new(
+            "--attach a missing file → ask",
+            ask(&["--attach", "/nonexistent/x.png", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--attach", "does not exist"]),
+        Case::new(
+            "empty profile on stdin → session profile --set -",
+            os(&["session", "profile", "--user", "U1", "--set", "-"]),
+            2,
+        )
+        .stderr(&["empty"]),
+        Case::new(
+            "a conversation keyed like a user → ask",
+            ask(&["--conversation", "U1", "--", "what do you know?"]),
+            0,
+        )
+        .then(|env| {
+            if env.read_lines("U1").len() != 3 {
+                return Err(format!("U1's own log changed: {:?}", env.read_lines("U1")));
+            }
+            let prompt = env.claude_call(1).system_prompt;
+            if prompt.contains("of U1") {
+                return Err(format!("U1's messages reached U2's prompt: {prompt}"));
+            }
+            Ok(())
+        }),
+    ]
+}
+
 #[test]
 fn hostile_inputs_are_refused_clearly_or_stored_safely() {
     let cases: Vec<Case> = id_cases()
         .into_iter()
         .chain(text_cases())
         .chain(config_cases())
+        .chain(second_round_cases())
         .collect();
     let total = cases.len();
     let mut failures = Vec::new();
