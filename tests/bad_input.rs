@@ -1340,7 +1340,10 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
             return;
         }
     };
-    env.write_config(r#"{"stm":{"contextWindow":5},"compacting":{"threshold":20}}"#);
+    // A message of 100 KB, over the default limit for chat: raised here.
+    env.write_config(
+        r#"{"stm":{"contextWindow":5},"compacting":{"threshold":20},"limits":{"maxMessageBytes":200000}}"#,
+    );
     let lines: Vec<String> = (0..30)
         .map(|i| {
             line(

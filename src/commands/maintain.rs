@@ -444,12 +444,15 @@ fn due_per_user<T>(
 }
 
 /// Group and thread conversations written by an earlier version under
-/// their bare key (a user's folder name) move behind `#`. A dry run moves
-/// nothing and says nothing: telling a legacy conversation from a person
-/// reads whole logs, and the move is cheap and safe to just do.
+/// their bare key (a user's folder name) move behind `#`.
 fn migrate(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
     if args.dry_run {
-        report.note = Some("not run in a dry run".into());
+        for key in crate::memory::migration::pending(state)? {
+            report.done += 1;
+            report.actions.push(format!(
+                "would move conversation {key} to its own folders (#{key})"
+            ));
+        }
         return Ok(());
     }
     for key in crate::memory::migration::migrate_all(state)? {

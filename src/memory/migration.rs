@@ -118,9 +118,32 @@ pub fn migrate(state: &State, key: &ConversationKey) -> anyhow::Result<bool> {
 /// Every conversation of the previous layout, moved (`maintain`). Returns
 /// the keys moved.
 pub fn migrate_all(state: &State) -> anyhow::Result<Vec<ConversationKey>> {
-    // Candidates, cheaply: names a membership records (this version
-    // recorded one for every sender before writing a group line), and logs
-    // that mention a sender at all (groups written before memberships).
+    let mut moved = Vec::new();
+    for key in candidates(state)? {
+        if migrate(state, &key)? {
+            moved.push(key);
+        }
+    }
+    Ok(moved)
+}
+
+/// The conversations of the previous layout that [`migrate_all`] would
+/// move (`maintain --dry-run`); nothing is locked or changed.
+pub fn pending(state: &State) -> anyhow::Result<Vec<ConversationKey>> {
+    let mut found = Vec::new();
+    for key in candidates(state)? {
+        if is_legacy_conversation(state, &key.legacy_folder())? {
+            found.push(key);
+        }
+    }
+    Ok(found)
+}
+
+/// Keys with something left under the bare name that may be a
+/// conversation, cheaply: names a membership records (this version
+/// recorded one for every sender before writing a group line), and logs
+/// that mention a sender at all (groups written before memberships).
+fn candidates(state: &State) -> anyhow::Result<Vec<ConversationKey>> {
     let mut candidates = std::collections::BTreeSet::new();
     let layout = &state.layout;
     let memberships = layout.memberships_dir(&UserId::new("x")?);
@@ -144,21 +167,21 @@ pub fn migrate_all(state: &State) -> anyhow::Result<Vec<ConversationKey>> {
             .to_str()
             .and_then(|n| ConversationKey::new(n).ok())
             && !candidates.contains(&key)
-            && read_optional(&layout.messages_file(&key.legacy_folder()))?
+            && read_optional(&layout.messages_file(&key.legacy_folder()))
+                .ok()
+                .flatten()
                 .is_some_and(|bytes| contains(&bytes, b"\"userId\""))
         {
             candidates.insert(key);
         }
     }
-    let mut moved = Vec::new();
+    let mut left = Vec::new();
     for key in candidates {
-        let leftover =
-            legacy_exists(state, &key) || !members(state, &key.legacy_folder())?.is_empty();
-        if leftover && migrate(state, &key)? {
-            moved.push(key);
+        if legacy_exists(state, &key) || !members(state, &key.legacy_folder())?.is_empty() {
+            left.push(key);
         }
     }
-    Ok(moved)
+    Ok(left)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
