@@ -147,7 +147,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;maintain' {
-            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'LLM calls run in parallel')
             [CompletionResult]::new('--max-llm-calls', '--max-llm-calls', [CompletionResultType]::ParameterName, 'At most N LLM calls this run; the rest waits for the next run')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pretend the time is this (RFC 3339), for catching up and tests')

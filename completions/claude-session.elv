@@ -139,7 +139,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --version 'Print version'
         }
         &'claude-session;maintain'= {
-            cand --only 'Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)'
+            cand --only 'Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)'
             cand --jobs 'LLM calls run in parallel'
             cand --max-llm-calls 'At most N LLM calls this run; the rest waits for the next run'
             cand --now 'Pretend the time is this (RFC 3339), for catching up and tests'

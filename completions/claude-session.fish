@@ -113,7 +113,7 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l only -d 'Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l only -d 'Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l jobs -d 'LLM calls run in parallel' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l max-llm-calls -d 'At most N LLM calls this run; the rest waits for the next run' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -l now -d 'Pretend the time is this (RFC 3339), for catching up and tests' -r

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::layout::{ChannelName, TopicSlug, UserId};
+use crate::layout::{ChannelName, ConversationKey, TopicSlug, UserId};
 use crate::memory::message::Role;
 
 const EXIT_CODES: &str = "\
@@ -172,6 +172,18 @@ pub struct ClaudeArgs {
     pub claude_args: Vec<String>,
 }
 
+/// An id that must say something: an empty or blank one (a broker's unset
+/// variable) would make every later message a "duplicate" of the first.
+fn non_blank(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        return Err(format!(
+            "the value is {}; give the platform's id, or leave the option out",
+            if value.is_empty() { "empty" } else { "blank" }
+        ));
+    }
+    Ok(value.to_owned())
+}
+
 /// Where a message comes from: shared by `ask` and `append`.
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
@@ -180,15 +192,15 @@ pub struct MessageArgs {
     pub user: UserId,
 
     /// The platform's message id (kept as `msgId`)
-    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
+    #[arg(long, value_name = "ID", value_parser = non_blank, allow_negative_numbers = true)]
     pub msg_id: Option<String>,
 
     /// Thread id (kept as `threadId`)
-    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
+    #[arg(long, value_name = "ID", value_parser = non_blank, allow_negative_numbers = true)]
     pub thread: Option<String>,
 
     /// Group id (kept as `groupId`)
-    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
+    #[arg(long, value_name = "ID", value_parser = non_blank, allow_negative_numbers = true)]
     pub group: Option<String>,
 
     /// A file sent with the message, as PATH or PATH:NAME; repeat for several
@@ -201,7 +213,7 @@ pub struct MessageArgs {
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
     #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
-    pub conversation: Option<UserId>,
+    pub conversation: Option<ConversationKey>,
 
     /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
     #[arg(long, value_name = "NAME")]
@@ -288,7 +300,7 @@ pub struct ContextArgs {
 
     /// Whose shared memory, for a group or thread (--user is then the sender)
     #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
-    pub conversation: Option<UserId>,
+    pub conversation: Option<ConversationKey>,
 
     /// List each part, its size and estimated tokens, and what the size budget dropped or cut
     #[arg(long)]
@@ -308,7 +320,7 @@ pub struct CompactArgs {
 
     /// Compact this group or thread conversation
     #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
-    pub conversation: Option<UserId>,
+    pub conversation: Option<ConversationKey>,
 
     /// Compact every user over the threshold
     #[arg(long)]
@@ -328,7 +340,7 @@ pub struct CompactArgs {
 
 #[derive(Debug, Args)]
 pub struct MaintainArgs {
-    /// Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)
+    /// Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)
     #[arg(long, value_delimiter = ',', value_name = "TASK,…")]
     pub only: Vec<String>,
 
@@ -399,7 +411,7 @@ pub enum SessionCommand {
         user: Option<UserId>,
         /// A group or thread conversation instead of a user's
         #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
-        conversation: Option<UserId>,
+        conversation: Option<ConversationKey>,
         /// Last N messages
         #[arg(short = 'n', value_name = "N")]
         count: Option<usize>,
@@ -514,24 +526,18 @@ pub enum TopicCommand {
 }
 
 impl Command {
-    /// Every user id and conversation key given on the command line.
+    /// Every user id given on the command line (conversation keys keep the
+    /// id rules at parse time already).
     pub fn user_ids(&self) -> Vec<&UserId> {
-        fn message(m: &MessageArgs) -> Vec<&UserId> {
-            std::iter::once(&m.user)
-                .chain(m.conversation.as_ref())
-                .collect()
-        }
         match self {
-            Command::Ask(args) => message(&args.message),
-            Command::Append(args) => message(&args.message),
-            Command::Context(args) => args.user.iter().chain(&args.conversation).collect(),
-            Command::Compact(args) => args.user.iter().chain(&args.conversation).collect(),
+            Command::Ask(args) => vec![&args.message.user],
+            Command::Append(args) => vec![&args.message.user],
+            Command::Context(args) => args.user.iter().collect(),
+            Command::Compact(args) => args.user.iter().collect(),
             Command::Maintain(_) | Command::Doctor(_) => Vec::new(),
             Command::Session(args) => match &args.command {
                 SessionCommand::Status { user } => user.iter().collect(),
-                SessionCommand::Show {
-                    user, conversation, ..
-                } => user.iter().chain(conversation).collect(),
+                SessionCommand::Show { user, .. } => user.iter().collect(),
                 SessionCommand::Clear { user, .. }
                 | SessionCommand::Profile { user, .. }
                 | SessionCommand::Export { user, .. } => vec![user],

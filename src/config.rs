@@ -25,6 +25,7 @@ pub struct Config {
     pub ltm: LtmConfig,
     pub budget: BudgetConfig,
     pub summaries: SummariesConfig,
+    pub limits: LimitsConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -225,6 +226,34 @@ impl BudgetConfig {
     }
 }
 
+/// Sizes and rates that keep one chat user from filling the disk or the
+/// bill: checked before anything is logged or written.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LimitsConfig {
+    /// Longest message text `ask` and `append` accept, in bytes (UTF-8).
+    /// 64 KiB is above what any chat platform sends in one message.
+    pub max_message_bytes: u64,
+    /// Longest reply stored in the log, in bytes; the reply is printed
+    /// whole, the stored copy is cut with a marker.
+    pub max_reply_bytes: u64,
+    /// In-chat `/session export`s one person may make per day (UTC).
+    pub chat_exports_per_day: u32,
+    /// Days an in-chat export is kept before `maintain` removes it.
+    pub chat_export_retention_days: u32,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: 64 * 1024,
+            max_reply_bytes: 256 * 1024,
+            chat_exports_per_day: 3,
+            chat_export_retention_days: 7,
+        }
+    }
+}
+
 /// Upper bounds that keep a typo from asking for a billion-line read.
 const MAX_CONTEXT_WINDOW: u32 = 10_000;
 const MAX_THRESHOLD: u32 = 1_000_000;
@@ -364,6 +393,14 @@ impl Config {
                 "compacting.weeklySummaryDay is {}; it must be 0 (Sunday) to 6 (Saturday)",
                 self.compacting.weekly_summary_day
             ));
+        }
+        for (key, value, min) in [
+            ("limits.maxMessageBytes", self.limits.max_message_bytes, 1),
+            ("limits.maxReplyBytes", self.limits.max_reply_bytes, 1024),
+        ] {
+            if value < min {
+                return bad(format!("{key} is {value}; it must be at least {min}"));
+            }
         }
         let budget = &self.budget;
         for (key, value) in [

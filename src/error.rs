@@ -39,6 +39,22 @@ impl Exit {
     pub fn code(self) -> i32 {
         self as i32
     }
+
+    /// The variant of an exit code (as recorded by another process).
+    pub fn from_code(code: i32) -> Option<Self> {
+        [
+            Self::Success,
+            Self::Usage,
+            Self::State,
+            Self::LockTimeout,
+            Self::ClaudeNotFound,
+            Self::ClaudeFailed,
+            Self::OverBudget,
+            Self::ClaudeTimeout,
+        ]
+        .into_iter()
+        .find(|exit| exit.code() == code)
+    }
 }
 
 /// An error with a known exit code. Put it at the root of an error chain;

@@ -40,6 +40,11 @@ fn validate_name(
             "the {kind} is empty; give a non-empty {kind}"
         )));
     }
+    if value.trim().is_empty() {
+        return Err(usage(format!(
+            "the {kind} is blank (only white space); give a non-empty {kind}"
+        )));
+    }
     if value.len() > MAX_NAME_LEN {
         return Err(usage(format!(
             "the {kind} {shown} is {} bytes long; at most {MAX_NAME_LEN} are allowed",
@@ -122,7 +127,9 @@ macro_rules! strict_from_str {
 }
 
 name_type!(
-    /// A user id (or conversation key) that is safe as one path component.
+    /// Whose memory folder: a person's user id, safe as one path component,
+    /// or (built by [`UserId::conversation`]) a group's or thread's key
+    /// behind [`CONVERSATION_MARK`], which no user id may hold.
     UserId,
     "user id",
     ID_PUNCTUATION,
@@ -153,6 +160,17 @@ impl UserId {
         let unsafe_char = name.chars().find(|c| {
             *c == '/' || c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
         });
+        // `#` and a valid key is a conversation's folder (see
+        // [`UserId::conversation`]): never a person's, not even the seed's.
+        let conversation = name
+            .strip_prefix(CONVERSATION_MARK)
+            .is_some_and(|key| ConversationKey::new(key).is_ok());
+        if conversation {
+            anyhow::bail!(
+                "{name:?} names a conversation's memory, not a person's; use --conversation {:?}",
+                &name[CONVERSATION_MARK.len_utf8()..]
+            );
+        }
         if name.is_empty()
             || name.len() > MAX_SEED_FOLDER_LEN
             || name.starts_with('.')
@@ -187,6 +205,15 @@ impl std::str::FromStr for UserId {
 }
 
 name_type!(
+    /// A group's or thread's key (`--conversation`), checked as a user id
+    /// is. Its files are never a person's: see [`UserId::conversation`].
+    ConversationKey,
+    "conversation key",
+    ID_PUNCTUATION,
+    &[]
+);
+strict_from_str!(ConversationKey);
+name_type!(
     /// A topic slug, safe as one path component.
     TopicSlug,
     "topic slug",
@@ -200,6 +227,67 @@ name_type!(
     ID_PUNCTUATION,
     &[]
 );
+
+/// What starts the folder name of a conversation's memory (`stm/#G1/`,
+/// `archive/#G1/` …). No user id may hold it, so a conversation keyed like
+/// a person (`--conversation bob`) can never name that person's files.
+/// Not `.` (hidden: tools and the seed's readers skip such folders), not a
+/// shell expansion at the start of a word (`~`, `!`, `$`), not special on
+/// any platform's file systems (`:`, `*`, `?`).
+pub const CONVERSATION_MARK: char = '#';
+
+impl UserId {
+    /// The memory folder of a group or thread conversation: `#KEY`.
+    pub fn conversation(key: &ConversationKey) -> Self {
+        Self(format!("{CONVERSATION_MARK}{}", key.as_str()))
+    }
+
+    /// Whether this names a conversation's memory, not a person's.
+    pub fn is_conversation(&self) -> bool {
+        self.conversation_key().is_some()
+    }
+
+    /// The conversation key, when this names a conversation's memory. A
+    /// seed folder such as `#1 fan` (no valid key after the `#`) is a
+    /// person's.
+    pub fn conversation_key(&self) -> Option<ConversationKey> {
+        self.0
+            .strip_prefix(CONVERSATION_MARK)
+            .and_then(|key| ConversationKey::new(key).ok())
+    }
+
+    /// The owner of a per-key folder or file name (`stm/<name>`,
+    /// `memberships/<user>/<name>` …): a user id, or `#` and a valid
+    /// conversation key. Anything else (left by hand or another tool) is
+    /// nobody's.
+    pub fn from_folder_name(name: &str) -> Option<Self> {
+        match name.strip_prefix(CONVERSATION_MARK) {
+            Some(key) => ConversationKey::new(key)
+                .ok()
+                .map(|key| Self::conversation(&key)),
+            None => Self::new(name).ok(),
+        }
+    }
+}
+
+impl ConversationKey {
+    /// The memory folder name this conversation used before conversations
+    /// had their own namespace (the key as is, shared with user ids): what
+    /// [`crate::memory::migration`] moves from.
+    pub fn legacy_folder(&self) -> UserId {
+        UserId(self.0.clone())
+    }
+}
+
+/// A message id as a file name part (FNV-1a): ids are the platform's, not
+/// ours to trust as file names.
+fn msg_id_hash(msg_id: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in msg_id.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
 
 /// The paths of one state dir.
 #[derive(Debug, Clone)]
@@ -384,6 +472,32 @@ impl Layout {
         self.sessions.join(".tmp")
     }
 
+    /// Every folder one owner's files are written into or removed from,
+    /// areas first: what must never be a symbolic link.
+    pub fn owned_dirs(&self, user: &UserId) -> Vec<PathBuf> {
+        vec![
+            self.stm_root(),
+            self.stm_dir(user),
+            self.summaries_root(),
+            self.summaries_dir(user),
+            self.daily_dir(user),
+            self.weekly_dir(user),
+            self.archive_root(),
+            self.archive_dir(user),
+            self.sessions.join("exports"),
+            self.exports_dir(user),
+            self.sessions.join("memberships"),
+            self.memberships_dir(user),
+            self.ltm_dir(),
+            self.profiles_dir(),
+            self.sessions.join(".journal"),
+            self.sessions.join("costs"),
+            self.sessions.join("costs").join("users"),
+            self.locks_dir(),
+            self.locks_dir().join("users"),
+        ]
+    }
+
     // --- locks -------------------------------------------------------------
     //
     // Lock files live apart from the data: rewrites rename over data files
@@ -419,14 +533,19 @@ impl Layout {
     /// Held by the process answering one message id, so a redelivery of
     /// the same id waits for that answer instead of asking again.
     pub fn inflight_lock_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
-        // Message ids are the platform's, not ours to trust as file names.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in msg_id.bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
         self.locks_dir()
             .join("inflight")
-            .join(format!("{conversation}-{hash:016x}.lock"))
+            .join(format!("{conversation}-{:016x}.lock", msg_id_hash(msg_id)))
+    }
+
+    /// Beside the message lock: how the last retry of a redelivered message
+    /// failed, so the redeliveries that waited for it share that failure
+    /// instead of each calling claude again.
+    pub fn inflight_failure_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
+        self.locks_dir().join("inflight").join(format!(
+            "{conversation}-{:016x}.failed",
+            msg_id_hash(msg_id)
+        ))
     }
 
     /// Held for a whole `maintain` pass: one pass at a time.
@@ -488,6 +607,32 @@ mod tests {
             );
         }
         assert!(UserId::seed_folder("U1").unwrap().follows_id_rules());
+        // A conversation's folder is no seed user's.
+        assert!(UserId::seed_folder("#bob").is_err());
+        assert!(UserId::seed_folder("#1 fan").is_ok());
+    }
+
+    #[test]
+    fn a_conversation_never_names_a_persons_folder() {
+        let key = ConversationKey::new("bob").unwrap();
+        let memory = UserId::conversation(&key);
+        assert_ne!(memory, UserId::new("bob").unwrap());
+        assert!(UserId::new(memory.as_str()).is_err(), "no user id is #bob");
+        assert!(memory.is_conversation());
+        assert_eq!(UserId::from_folder_name("#bob"), Some(memory.clone()));
+        assert_eq!(UserId::from_folder_name("bob"), UserId::new("bob").ok());
+        assert_eq!(UserId::from_folder_name("#"), None);
+        assert_eq!(UserId::from_folder_name("##bob"), None);
+        assert_eq!(UserId::from_folder_name("#../x"), None);
+        let layout = Layout::new("/s");
+        assert_eq!(
+            layout.messages_file(&memory),
+            Path::new("/s/sessions/stm/#bob/messages.jsonl")
+        );
+        assert_eq!(
+            layout.user_lock_file(&memory),
+            Path::new("/s/sessions/.locks/users/#bob.lock")
+        );
     }
 
     #[test]

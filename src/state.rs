@@ -33,8 +33,11 @@ impl State {
     }
 
     /// The exclusive lock over every file of one user. Held for
-    /// milliseconds: never across an LLM call.
+    /// milliseconds: never across an LLM call. Every change to a user's
+    /// files takes it, so here the user's folders are checked for links
+    /// (nothing is written or removed through one).
     pub fn lock_user(&self, user: &UserId) -> anyhow::Result<FileLock> {
+        crate::store::fs::refuse_linked_dirs(&self.layout.owned_dirs(user))?;
         FileLock::acquire(
             &self.layout.user_lock_file(user),
             self.config.lock_timeout(),

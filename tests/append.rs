@@ -536,3 +536,95 @@ fn channel_uses_dot_claude_channels_name_in_the_current_dir() {
         .code(2);
     assert!(!cwd.join(".claude/evil").exists());
 }
+
+// --- issue 13: empty ids and future times ---------------------------------------
+
+#[test]
+fn empty_or_blank_message_thread_group_and_conversation_ids_are_refused() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--msg-id", "m-0", "--", "first"])
+        .assert()
+        .success();
+    let before = env.read_bytes("U1");
+    for (flag, value) in [
+        ("--msg-id", ""),
+        ("--msg-id", "   "),
+        ("--msg-id", "\t"),
+        ("--thread", ""),
+        ("--thread", " "),
+        ("--group", ""),
+        ("--conversation", ""),
+        ("--conversation", "  "),
+    ] {
+        let out = env
+            .cmd()
+            .args(["append", "--user", "U1", flag, value, "--", "lost?"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{flag} {value:?}: {}",
+            stderr_of(&out)
+        );
+        let err = stderr_of(&out);
+        assert!(
+            err.contains(flag) && (err.contains("empty") || err.contains("blank")),
+            "{flag} {value:?}: the refusal names the flag and why: {err}"
+        );
+        assert_eq!(
+            env.read_bytes("U1"),
+            before,
+            "{flag} {value:?}: nothing logged"
+        );
+    }
+    // And ask: no call, nothing logged.
+    let out = common::ask(&env)
+        .args(["--user", "U1", "--msg-id", "", "--", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert_eq!(env.claude_calls(), 0);
+    assert_eq!(env.read_bytes("U1"), before);
+}
+
+#[test]
+fn a_time_in_the_future_is_refused_beyond_a_small_clock_skew() {
+    let env = TestEnv::new();
+    let out = env
+        .cmd()
+        .args([
+            "append",
+            "--user",
+            "U1",
+            "--ts",
+            "2999-01-01T00:00:00Z",
+            "--",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("future"), "{}", stderr_of(&out));
+    assert!(!env.messages_path("U1").exists());
+    // A minute ahead (clocks of two hosts) is fine.
+    let soon = (chrono::Utc::now() + chrono::Duration::seconds(60))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    env.cmd()
+        .args(["append", "--user", "U1", "--ts", &soon, "--", "x"])
+        .assert()
+        .success();
+    // An import line from the future is refused too, all or nothing.
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U2", "--jsonl", "-"])
+        .write_stdin(
+            "{\"ts\":\"2026-03-01T00:00:00Z\",\"role\":\"user\",\"text\":\"a\"}\n\
+             {\"ts\":\"2999-01-01T00:00:00Z\",\"role\":\"user\",\"text\":\"b\"}\n",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(!env.messages_path("U2").exists());
+}

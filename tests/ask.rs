@@ -251,6 +251,8 @@ fn ask_tools_and_allowed_tools_from_config_reach_claude() {
 #[test]
 fn a_300_kb_message_goes_through_stdin_whole() {
     let env = TestEnv::new();
+    // Far over the default limit for chat (64 KiB): an operator may raise it.
+    env.write_config(r#"{"limits":{"maxMessageBytes":1048576}}"#);
     let mut text = String::new();
     let mut n = 0;
     while text.len() < 300 * 1024 {
@@ -832,4 +834,130 @@ fn compaction_after_ask_uses_the_compaction_model() {
     };
     assert_eq!(model(1), "opus");
     assert_eq!(model(2), "haiku");
+}
+
+// --- issue 13: sizes, and an erase is final -------------------------------------
+
+#[test]
+fn a_message_over_the_size_limit_is_refused_before_anything_is_logged() {
+    let env = TestEnv::new();
+    let big = "x".repeat(65 * 1024);
+    let out = ask(&env)
+        .args(["--user", "U1"])
+        .write_stdin(big.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(err.contains("limits.maxMessageBytes"), "{err}");
+    assert!(
+        err.len() < 1000,
+        "the refusal is brief: {} bytes",
+        err.len()
+    );
+    assert_eq!(env.claude_calls(), 0);
+    assert!(!env.messages_path("U1").exists());
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U1"])
+        .write_stdin(big)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(!env.messages_path("U1").exists());
+    // A configured limit holds, and a message within it goes through.
+    env.write_config(r#"{"limits":{"maxMessageBytes":1000}}"#);
+    let out = ask(&env)
+        .args(["--user", "U1", "--", &"y".repeat(1001)])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    ask(&env)
+        .args(["--user", "U1", "--", &"y".repeat(1000)])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_reply_over_the_size_cap_is_stored_cut_and_printed_whole() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"limits":{"maxReplyBytes":4096}}"#);
+    let reply = "é".repeat(5000);
+    let out = ask(&env)
+        .args(["--user", "U1", "--", "talk a lot"])
+        .env("FAKE_CLAUDE_REPLY", &reply)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(
+        stdout_of(&out).trim_end(),
+        reply,
+        "the reply is printed whole"
+    );
+    let stored = env.messages("U1")[1]["text"].as_str().unwrap().to_owned();
+    assert!(stored.len() <= 4096, "{} bytes stored", stored.len());
+    assert!(stored.starts_with("éé"), "{stored}");
+    assert!(
+        stored.contains("limits.maxReplyBytes"),
+        "the cut is marked: {stored}"
+    );
+}
+
+#[test]
+fn an_erase_during_an_ask_is_final() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "something private"])
+        .assert()
+        .success();
+    let child = spawnable_ask(&env)
+        .args(["--user", "U1", "--msg-id", "m-1", "--", "slow question"])
+        .env("FAKE_CLAUDE_SLEEP", "2")
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(10), Duration::from_millis(20), || env
+            .claude_calls()
+            == 1),
+        "claude was called"
+    );
+    env.cmd()
+        .args(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .assert()
+        .success();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "fake reply to: slow question\n");
+    assert!(
+        !env.stm_dir("U1").exists(),
+        "the reply came back into a fresh log: {:?}",
+        env.messages("U1")
+    );
+    assert!(stderr_of(&out).contains("erased"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn an_attachment_that_is_missing_a_folder_or_a_device_is_refused() {
+    let env = TestEnv::new();
+    let missing = env.dir.path().join("gone.png");
+    let folder = env.dir.path().join("a-folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (path, why) in [
+        (missing.display().to_string(), "does not exist"),
+        (folder.display().to_string(), "not a regular file"),
+        ("/dev/zero".to_owned(), "not a regular file"),
+    ] {
+        let out = ask(&env)
+            .args(["--user", "U1", "--attach", &path, "--", "look"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{path}: {}", stderr_of(&out));
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("--attach") && err.contains(why),
+            "{path}: {err}"
+        );
+    }
+    assert_eq!(env.claude_calls(), 0);
+    assert!(!env.messages_path("U1").exists());
 }

@@ -355,10 +355,18 @@ fn text_cases() -> Vec<Case> {
         )
         .stderr(&["UTF-8"]),
         Case::new(
-            "10 MB text on stdin → append",
+            "10 MB text on stdin → append, over the default limit",
+            os(&["append", "--user", "U1"]),
+            2,
+        )
+        .stdin(huge.clone().into_bytes())
+        .stderr(&["limits.maxMessageBytes", "nothing was logged"]),
+        Case::new(
+            "10 MB text on stdin → append, with the limit raised",
             os(&["append", "--user", "U1"]),
             0,
         )
+        .config(r#"{"durability":{"fsync":false},"limits":{"maxMessageBytes":20000000}}"#)
         .stdin(huge.into_bytes())
         .then(|env| {
             let last = last_message(env, "U1")?;
@@ -607,12 +615,115 @@ fn config_cases() -> Vec<Case> {
     cases
 }
 
+/// The second round (issue 13): ids a careless broker leaves empty, times
+/// from the future, sizes, attachments, a conversation keyed like a user.
+fn second_round_cases() -> Vec<Case> {
+    let fake = fake_claude().display().to_string();
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["ask", "--user", "U2", "--claude-bin", fake.as_str()];
+        args.extend_from_slice(extra);
+        os(&args)
+    };
+    let big = "x".repeat(65 * 1024);
+    vec![
+        Case::new(
+            "empty --msg-id → append",
+            os(&["append", "--user", "U1", "--msg-id", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--msg-id", "empty"]),
+        Case::new(
+            "blank --msg-id → ask",
+            ask(&["--msg-id", "  ", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--msg-id", "blank"]),
+        Case::new(
+            "empty --thread → ask",
+            ask(&["--thread", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--thread", "empty"]),
+        Case::new(
+            "empty --group → append",
+            os(&["append", "--user", "U1", "--group", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--group", "empty"]),
+        Case::new(
+            "empty --conversation → ask",
+            ask(&["--conversation", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["conversation key", "empty"]),
+        Case::new(
+            "--ts in the year 2999 → append",
+            os(&[
+                "append",
+                "--user",
+                "U1",
+                "--ts",
+                "2999-01-01T00:00:00Z",
+                "--",
+                "hi",
+            ]),
+            2,
+        )
+        .stderr(&["--ts", "future"]),
+        Case::new(
+            "import line from the future → append --jsonl",
+            os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
+            2,
+        )
+        .file(
+            "batch.jsonl",
+            line("f", "2999-01-01T00:00:00.000Z", "user", "from the future") + "\n",
+        )
+        .stderr(&["line 1", "future", "nothing was imported"]),
+        Case::new("65 KB message → ask", ask(&["--", &big]), 2).stderr(&["limits.maxMessageBytes"]),
+        Case::new(
+            "--attach /dev/zero → ask",
+            ask(&["--attach", "/dev/zero", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--attach", "not a regular file"]),
+        Case::new(
+            "--attach a missing file → ask",
+            ask(&["--attach", "/nonexistent/x.png", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--attach", "does not exist"]),
+        Case::new(
+            "empty profile on stdin → session profile --set -",
+            os(&["session", "profile", "--user", "U1", "--set", "-"]),
+            2,
+        )
+        .stderr(&["empty"]),
+        Case::new(
+            "a conversation keyed like a user → ask",
+            ask(&["--conversation", "U1", "--", "what do you know?"]),
+            0,
+        )
+        .then(|env| {
+            if env.read_lines("U1").len() != 3 {
+                return Err(format!("U1's own log changed: {:?}", env.read_lines("U1")));
+            }
+            let prompt = env.claude_call(1).system_prompt;
+            if prompt.contains("of U1") {
+                return Err(format!("U1's messages reached U2's prompt: {prompt}"));
+            }
+            Ok(())
+        }),
+    ]
+}
+
 #[test]
 fn hostile_inputs_are_refused_clearly_or_stored_safely() {
     let cases: Vec<Case> = id_cases()
         .into_iter()
         .chain(text_cases())
         .chain(config_cases())
+        .chain(second_round_cases())
         .collect();
     let total = cases.len();
     let mut failures = Vec::new();
@@ -1229,7 +1340,10 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
             return;
         }
     };
-    env.write_config(r#"{"stm":{"contextWindow":5},"compacting":{"threshold":20}}"#);
+    // A message of 100 KB, over the default limit for chat: raised here.
+    env.write_config(
+        r#"{"stm":{"contextWindow":5},"compacting":{"threshold":20},"limits":{"maxMessageBytes":200000}}"#,
+    );
     let lines: Vec<String> = (0..30)
         .map(|i| {
             line(
@@ -1397,4 +1511,131 @@ fn claude_output_that_is_not_a_reply_is_refused_and_named() {
             ledgers.display()
         );
     }
+}
+
+// --- second round (issue 13): links under the state dir ---------------------------
+
+/// A folder outside the state dir, holding a file, linked in at `link`.
+fn plant_link(env: &TestEnv, link: &Path, name: &str) -> PathBuf {
+    let target = env.dir.path().join(name);
+    std::fs::create_dir_all(&target).unwrap();
+    write_file(&target.join("keep.txt"), b"not the tool's to touch\n");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, link).unwrap();
+    target
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn symlinked_user_folders_are_never_written_through_nor_silently_skipped() {
+    let env = TestEnv::new();
+    seed(&env);
+    let stm_target = env.dir.path().join("elsewhere-stm");
+    // U3's stm folder and U1's archive folder are links to outside.
+    plant_link(&env, &env.stm_dir("U3"), "elsewhere-stm");
+    let archive_target = plant_link(&env, &env.archive_dir("U1"), "elsewhere-archive");
+
+    // append through the link: refused, exit 3, says what and why.
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U3", "--", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("is a symbolic link") && err.contains("stm/U3"),
+        "{err}"
+    );
+    assert_eq!(listing(&stm_target), ["keep.txt"]);
+
+    // compact and clear of U1 would write into (or delete from) its archive.
+    for args in [
+        &["session", "clear", "--user", "U1", "--yes"][..],
+        &["session", "clear", "--user", "U1", "--all", "--yes"],
+    ] {
+        let out = env.cmd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains("symbolic link"),
+            "{}",
+            stderr_of(&out)
+        );
+        assert!(
+            !stdout_of(&out).contains("erased"),
+            "{args:?} claims success"
+        );
+        assert_eq!(listing(&archive_target), ["keep.txt"], "{args:?}");
+    }
+    assert!(env.messages_path("U1").exists(), "U1's log is still there");
+    let out = compact(&env, "U1");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert_eq!(listing(&archive_target), ["keep.txt"]);
+
+    // maintain names the link instead of skipping the user silently.
+    let out = env
+        .cmd()
+        .args([
+            "maintain",
+            "--only",
+            "stm-expiry",
+            "--now",
+            "2030-01-01T00:00:00Z",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("stm/U3") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(listing(&stm_target), ["keep.txt"]);
+    assert_eq!(listing(&archive_target), ["keep.txt"]);
+}
+
+#[test]
+fn a_hard_linked_log_is_not_appended_to() {
+    let env = TestEnv::new();
+    seed(&env);
+    let outside = env.dir.path().join("outside.jsonl");
+    std::fs::hard_link(env.messages_path("U2"), &outside).unwrap();
+    let before = std::fs::read(&outside).unwrap();
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U2", "--", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("hard link"), "{}", stderr_of(&out));
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
+}
+
+#[test]
+fn a_symlinked_log_is_refused_saying_what_and_why() {
+    let env = TestEnv::new();
+    seed(&env);
+    let outside = env.dir.path().join("outside.jsonl");
+    write_file(&outside, b"");
+    std::fs::remove_file(env.messages_path("U2")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.messages_path("U2")).unwrap();
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U2", "--", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("is a symbolic link") && err.contains("never followed"),
+        "says what was refused and why: {err}"
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), b"");
 }

@@ -412,7 +412,7 @@ fn a_group_conversation_is_shared_and_each_sender_keeps_their_own_profile() {
     assert_eq!(env.claude_calls(), 3);
 
     // Every line is in the group's log; none in the senders' own.
-    let lines = env.messages("G1");
+    let lines = env.messages("#G1");
     assert_eq!(lines.len(), 6, "{lines:?}");
     for (i, (id, name, _)) in people.iter().enumerate() {
         let user = &lines[2 * i];
@@ -481,7 +481,7 @@ fn a_group_conversation_is_shared_and_each_sender_keeps_their_own_profile() {
     let own = env.messages("U1");
     assert_eq!(own.len(), 2, "{own:?}");
     assert!(own.iter().all(|m| m.get("userId").is_none()), "{own:?}");
-    assert_eq!(env.messages("G1").len(), 6, "the group log is untouched");
+    assert_eq!(env.messages("#G1").len(), 6, "the group log is untouched");
     let private_call = env.claude_call(4);
     assert!(
         !private_call.system_prompt.contains("hello from Bob"),
@@ -568,7 +568,7 @@ fn erasing_a_user_removes_their_lines_from_groups() {
         .arg(fake_claude());
     assert_code(&run(compact), 0, "compact the group");
     assert!(
-        archived_lines(&env, "G1")
+        archived_lines(&env, "#G1")
             .iter()
             .any(|m| m["userId"] == "P1"),
         "P1's lines were archived"
@@ -578,9 +578,9 @@ fn erasing_a_user_removes_their_lines_from_groups() {
     erase.args(["session", "clear", "--user", "P1", "--all", "--yes"]);
     assert_code(&run(erase), 0, "erase P1");
 
-    let everything: Vec<Value> = archived_lines(&env, "G1")
+    let everything: Vec<Value> = archived_lines(&env, "#G1")
         .into_iter()
-        .chain(env.messages("G1"))
+        .chain(env.messages("#G1"))
         .collect();
     assert!(!everything.is_empty(), "Bob's part of the group stays");
     for message in &everything {
@@ -781,7 +781,7 @@ fn group_compaction_gives_each_sender_only_their_own_facts() {
         "{:?}",
         call.stdin
     );
-    assert_eq!(env.messages("G1").len(), 1, "{:?}", env.messages("G1"));
+    assert_eq!(env.messages("#G1").len(), 1, "{:?}", env.messages("#G1"));
 
     let alice = read_profile(&env, "U1");
     assert!(alice.contains("tea"), "{alice}");
@@ -802,7 +802,10 @@ fn group_compaction_gives_each_sender_only_their_own_facts() {
         !env.profile_path("U9").exists(),
         "no profile for U9, who never spoke"
     );
-    assert!(!env.profile_path("G1").exists(), "no profile for the group");
+    assert!(
+        !env.profile_path("#G1").exists(),
+        "no profile for the group"
+    );
     let index = std::fs::read_to_string(env.sessions_dir().join("ltm").join("index.json"))
         .unwrap_or_default();
     assert!(
@@ -1304,4 +1307,269 @@ fn explain_lists_every_part_with_its_fate() {
         table.contains(&format!("~{} tokens", explain["estimatedTokens"])),
         "{table}"
     );
+}
+
+// --- conversations and people never share files (issue 13, point 1) -----------
+
+/// `stm/#<key>`: where a group or thread conversation keeps its log.
+fn conversation_messages(env: &TestEnv, key: &str) -> Vec<Value> {
+    env.messages(&format!("#{key}"))
+}
+
+#[test]
+fn a_conversation_named_like_a_user_never_reaches_that_users_memory() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "bob", "--", "vault code 4242"])
+        .assert()
+        .success();
+    let out = ask_run(
+        &env,
+        "mallory",
+        &["--conversation", "bob"],
+        &[],
+        "what do you know?",
+    );
+    assert_code(&out, 0, "mallory asks in a conversation keyed bob");
+    let call = env.claude_call(1);
+    assert!(
+        !call.system_prompt.contains("4242"),
+        "bob's private log reached mallory's prompt: {:?}",
+        call.system_prompt
+    );
+    let bob = env.messages("bob");
+    assert_eq!(
+        bob.len(),
+        1,
+        "mallory's turn was written into bob's log: {bob:?}"
+    );
+    assert_eq!(conversation_messages(&env, "bob").len(), 2);
+
+    let context = run({
+        let mut cmd = env.cmd();
+        cmd.args(["context", "--conversation", "bob", "--user", "mallory"]);
+        cmd
+    });
+    assert_code(&context, 0, "context of the conversation bob");
+    assert!(
+        !stdout_of(&context).contains("4242"),
+        "{}",
+        stdout_of(&context)
+    );
+    let show = run({
+        let mut cmd = env.cmd();
+        cmd.args(["session", "show", "--conversation", "bob"]);
+        cmd
+    });
+    assert!(!stdout_of(&show).contains("4242"), "{}", stdout_of(&show));
+    // And the other way: bob's own context holds nothing of the conversation.
+    let own = run({
+        let mut cmd = env.cmd();
+        cmd.args(["context", "--user", "bob"]);
+        cmd
+    });
+    assert!(
+        !stdout_of(&own).contains("what do you know"),
+        "{}",
+        stdout_of(&own)
+    );
+}
+
+/// A group log as the previous version wrote it: `stm/<key>/` with every
+/// user line naming its sender, and a membership file per sender.
+fn legacy_group(env: &TestEnv, key: &str) {
+    let lines = [
+        r#"{"ts":"2026-03-01T10:00:00Z","role":"user","text":"legacy hello from U1","userId":"U1","msgId":"g-1"}"#,
+        r#"{"ts":"2026-03-01T10:00:01Z","role":"assistant","text":"legacy reply","replyTo":"g-1"}"#,
+        r#"{"ts":"2026-03-01T10:01:00Z","role":"user","text":"legacy hello from U2","userId":"U2","msgId":"g-2"}"#,
+    ];
+    write_file(
+        &env.messages_path(key),
+        format!("{}\n", lines.join("\n")).as_bytes(),
+    );
+    write_file(
+        &env.sessions_dir()
+            .join("summaries")
+            .join(key)
+            .join("daily/2026-03-01.md"),
+        b"---\nuser_id: G\n---\nLEGACY-DAILY\n",
+    );
+    write_file(
+        &env.archive_dir(key).join("messages-2026-02-01.jsonl.gz"),
+        &{
+            use std::io::Write as _;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(b"{\"ts\":\"2026-02-01T10:00:00Z\",\"role\":\"user\",\"text\":\"LEGACY-ARCHIVED\",\"userId\":\"U1\"}\n")
+                .unwrap();
+            gz.finish().unwrap()
+        },
+    );
+    for sender in ["U1", "U2"] {
+        write_file(
+            &env.sessions_dir()
+                .join("memberships")
+                .join(sender)
+                .join(key),
+            b"",
+        );
+    }
+}
+
+fn assert_migrated(env: &TestEnv, key: &str) {
+    let sessions = env.sessions_dir();
+    for old in [
+        sessions.join("stm").join(key),
+        sessions.join("summaries").join(key),
+        sessions.join("archive").join(key),
+        sessions.join("memberships/U1").join(key),
+    ] {
+        assert!(!old.exists(), "{} is left behind", old.display());
+    }
+    let new = format!("#{key}");
+    assert!(
+        sessions
+            .join("summaries")
+            .join(&new)
+            .join("daily/2026-03-01.md")
+            .is_file()
+    );
+    assert!(
+        sessions
+            .join("archive")
+            .join(&new)
+            .join("messages-2026-02-01.jsonl.gz")
+            .is_file()
+    );
+    assert!(sessions.join("memberships/U1").join(&new).is_file());
+    assert!(sessions.join("memberships/U2").join(&new).is_file());
+}
+
+#[test]
+fn group_data_of_the_previous_layout_moves_on_first_touch_with_nothing_lost() {
+    let env = TestEnv::new();
+    legacy_group(&env, "G1");
+    let out = ask_run(&env, "U3", &["--conversation", "G1"], &[], "and me");
+    assert_code(&out, 0, "first ask in a legacy group");
+    let call = env.claude_call(1);
+    assert!(
+        call.system_prompt.contains("legacy hello from U2"),
+        "the old group log is still the group's context: {:?}",
+        call.system_prompt
+    );
+    let lines = conversation_messages(&env, "G1");
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0]["text"], "legacy hello from U1");
+    assert_migrated(&env, "G1");
+    // An erase of U1 still finds their lines through the moved membership.
+    env.cmd()
+        .args(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .assert()
+        .success();
+    let left = conversation_messages(&env, "G1");
+    assert!(
+        left.iter().all(|m| m["userId"] != "U1"),
+        "U1's group lines survived their erase: {left:?}"
+    );
+}
+
+#[test]
+fn maintain_moves_group_data_of_the_previous_layout_and_finishes_a_killed_move() {
+    let env = TestEnv::new();
+    legacy_group(&env, "G1");
+    legacy_group(&env, "G2");
+    // A move killed midway: G2's archive already moved, the rest not.
+    let sessions = env.sessions_dir();
+    std::fs::rename(sessions.join("archive/G2"), sessions.join("archive/#G2")).unwrap();
+    // A person's own log is never taken for a group, even one another
+    // user wrote into through the old shared namespace.
+    env.cmd()
+        .args(["append", "--user", "bob", "--", "vault code 4242"])
+        .assert()
+        .success();
+    write_file(&env.sessions_dir().join("memberships/mallory/bob"), b"");
+    let before_bob = env.read_bytes("bob");
+
+    for pass in 0..2 {
+        let out = run({
+            let mut cmd = env.cmd();
+            cmd.args(["maintain", "--only", "migrate"]);
+            cmd
+        });
+        assert_code(&out, 0, &format!("maintain pass {pass}"));
+    }
+    assert_migrated(&env, "G1");
+    assert_migrated(&env, "G2");
+    assert_eq!(conversation_messages(&env, "G2").len(), 3);
+    assert_eq!(env.read_bytes("bob"), before_bob, "bob's own log stays his");
+    assert!(!sessions.join("stm/#bob").exists());
+}
+
+/// The first delivery of m-1 (failing, slowly), then five redeliveries
+/// started while it runs; `retry_env` is the fake claude's for them.
+fn first_fails_and_five_wait(env: &TestEnv, retry_env: &[(&str, &str)]) -> Vec<Output> {
+    let spawn = |extra: &[(&str, &str)]| {
+        let mut cmd = env.process();
+        cmd.args(["ask", "--claude-bin"])
+            .arg(fake_claude())
+            .args(["--user", "U1", "--msg-id", "m-1", "--", "hello"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in extra {
+            cmd.env(key, value);
+        }
+        cmd.spawn().unwrap()
+    };
+    let first = spawn(&[
+        ("FAKE_CLAUDE_SLEEP", "1"),
+        ("FAKE_CLAUDE_EXIT", "1"),
+        ("FAKE_CLAUDE_STDERR", "boom"),
+    ]);
+    assert!(common::wait_for(
+        std::time::Duration::from_secs(10),
+        std::time::Duration::from_millis(20),
+        || env.claude_calls() == 1
+    ));
+    let waiting: Vec<_> = (0..5).map(|_| spawn(retry_env)).collect();
+    let first = first.wait_with_output().unwrap();
+    assert_ne!(first.status.code(), Some(0));
+    waiting
+        .into_iter()
+        .map(|child| child.wait_with_output().unwrap())
+        .collect()
+}
+
+#[test]
+fn redeliveries_waiting_on_a_failed_first_call_are_served_by_one_retry() {
+    let env = TestEnv::new();
+    for out in first_fails_and_five_wait(&env, &[]) {
+        assert_code(&out, 0, "a waiting redelivery");
+        assert_eq!(stdout_of(&out), "fake reply to: hello\n");
+    }
+    assert_eq!(env.claude_calls(), 2, "the failed call and one retry");
+    let (logged, replies) = deliveries(&env.messages("U1"), "m-1");
+    assert_eq!((logged, replies), (1, 1));
+}
+
+#[test]
+fn a_failed_retry_is_shared_by_the_redeliveries_that_waited_for_it() {
+    let env = TestEnv::new();
+    let outs = first_fails_and_five_wait(
+        &env,
+        &[
+            ("FAKE_CLAUDE_EXIT", "1"),
+            ("FAKE_CLAUDE_STDERR", "still down"),
+        ],
+    );
+    for out in &outs {
+        assert_code(out, 6, "a waiting redelivery while claude is down");
+    }
+    assert_eq!(
+        env.claude_calls(),
+        2,
+        "the failed call and one failed retry, not one per redelivery"
+    );
+    // A later redelivery (claude back) is answered.
+    let out = ask_run(&env, "U1", &["--msg-id", "m-1"], &[], "hello");
+    assert_code(&out, 0, "a redelivery once claude is back");
+    assert_eq!(env.claude_calls(), 3);
 }

@@ -1126,3 +1126,17 @@ fn a_reply_that_is_not_json_keeps_the_profile_warns_and_is_counted() {
         stdout_of(&out)
     );
 }
+
+#[test]
+fn compact_all_with_nothing_to_do_never_prints_a_negative_zero_cost() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    let out = compact(&env).arg("--all").output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    assert!(!text.contains("-0.0"), "{text}");
+    assert!(text.contains("$0.0000"), "{text}");
+}

@@ -15,7 +15,8 @@ use common::{
 };
 use serde_json::{Value, json};
 
-const TASKS: [&str; 6] = [
+const TASKS: [&str; 7] = [
+    "migrate",
     "stm-expiry",
     "log-rotation",
     "compact",
@@ -294,6 +295,27 @@ fn stm_expiry_goes_by_the_newest_message_not_the_last_line() {
         "a user who wrote an hour ago is not idle and must keep the STM; report: {report}"
     );
     assert_eq!(task(&report, "stm-expiry")["done"], 0, "{report:#}");
+}
+
+#[test]
+fn a_stored_line_from_the_future_does_not_pin_expiry() {
+    let env = TestEnv::new();
+    // Written by an earlier version, or by hand: input refuses such times now.
+    env.write_messages_raw(
+        "U5",
+        format!(
+            "{}\n{}\n",
+            line("2026-03-01T10:00:00Z", "idle for weeks"),
+            line("2999-01-01T00:00:00Z", "a forged or mistyped future time")
+        )
+        .as_bytes(),
+    );
+    let report = run(
+        &env,
+        &["--only", "stm-expiry", "--now", "2026-03-23T12:00:00Z"],
+    );
+    assert_eq!(task(&report, "stm-expiry")["done"], 1, "{report:#}");
+    assert!(!env.messages_path("U5").exists(), "{report:#}");
 }
 
 // --- log-rotation ------------------------------------------------------------
@@ -650,19 +672,19 @@ fn a_second_run_the_same_day_makes_no_llm_call() {
 fn weekly_summaries_across_the_2026_year_end() {
     let env = TestEnv::new();
     env.write_config(r#"{"compacting":{"weeklySummaryDay":1}}"#);
-    env.import(
-        "U1",
-        &[
-            // 2026-W52: two days with messages, only one daily.
-            line("2026-12-22T10:00:00Z", "w52 tuesday"),
-            line("2026-12-23T10:00:00Z", "w52 wednesday"),
-            // 2026-W53: Monday 2026-12-28 … Sunday 2027-01-03.
-            line("2026-12-28T10:00:00Z", "w53 monday"),
-            line("2026-12-31T22:00:00Z", "w53 new year's eve"),
-            line("2027-01-01T01:00:00Z", "w53 new year"),
-            line("2027-01-03T20:00:00Z", "w53 sunday"),
-        ],
-    );
+    // Written as a file: these times may be ahead of the real clock, which
+    // an import refuses (the test's clock is --now).
+    let lines = [
+        // 2026-W52: two days with messages, only one daily.
+        line("2026-12-22T10:00:00Z", "w52 tuesday"),
+        line("2026-12-23T10:00:00Z", "w52 wednesday"),
+        // 2026-W53: Monday 2026-12-28 … Sunday 2027-01-03.
+        line("2026-12-28T10:00:00Z", "w53 monday"),
+        line("2026-12-31T22:00:00Z", "w53 new year's eve"),
+        line("2027-01-01T01:00:00Z", "w53 new year"),
+        line("2027-01-03T20:00:00Z", "w53 sunday"),
+    ];
+    env.write_messages_raw("U1", format!("{}\n", lines.join("\n")).as_bytes());
     write_daily(&env, "U1", "2026-12-22", "Daily note 2026-12-22");
     for day in ["2026-12-28", "2026-12-31", "2027-01-01", "2027-01-03"] {
         write_daily(&env, "U1", day, &format!("Daily note {day}"));
@@ -782,6 +804,16 @@ fn dry_run_lists_every_action_and_changes_nothing() {
     // weekly: 2026-W12 with all its dailies.
     env.import("WK", &[line("2026-03-17T10:00:00Z", "tuesday")]);
     write_daily(&env, "WK", "2026-03-17", "Tuesday");
+    // migrate: a group as the previous version wrote it (stm/GRP, not stm/#GRP).
+    env.write_messages_raw(
+        "GRP",
+        format!(
+            "{}\n",
+            json!({"ts": "2026-03-22T09:00:00Z", "role": "user", "text": "group hi", "userId": "U7"})
+        )
+        .as_bytes(),
+    );
+    write_file(&env.sessions_dir().join("memberships/U7/GRP"), b"");
     // prune.
     std::fs::create_dir_all(env.sessions_dir().join("summaries/U9/daily")).unwrap();
     let stale = env.stm_dir("WK").join(".x.tmp");
@@ -824,6 +856,7 @@ fn dry_run_lists_every_action_and_changes_nothing() {
     has("weekly", &["WK", "2026-W12"]);
     has("prune", &["U9"]);
     has("prune", &[".x.tmp"]);
+    has("migrate", &["GRP"]);
     for name in TASKS {
         assert!(
             task(&report, name)["done"].as_u64().unwrap() >= 1,

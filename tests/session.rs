@@ -786,6 +786,21 @@ fn paths_of(env: &TestEnv, user: &str) -> BTreeMap<String, Option<Vec<u8>>> {
         .collect()
 }
 
+/// After an erase the user's cost ledger holds amounts and times only.
+fn assert_budget_only(env: &TestEnv, user: &str) {
+    let path = env.sessions_dir().join(format!("costs/users/{user}.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            assert!(
+                ["ts", "costUsd", "erasedAt"].contains(&key.as_str()),
+                "{key} kept in {line}"
+            );
+        }
+    }
+}
+
 /// Lines of the maintenance ledger that mention `user`.
 fn ledger_lines(env: &TestEnv, user: &str) -> Vec<String> {
     std::fs::read_to_string(env.sessions_dir().join("costs/maintenance.jsonl"))
@@ -906,9 +921,15 @@ fn clear_all_leaves_nothing_of_the_user_anywhere_and_other_users_untouched() {
         "{v}"
     );
 
-    // Nothing under sessions/ names U: no path, no file content.
+    // Nothing under sessions/ names U: no path, no file content, but the
+    // amounts and times its budget needs (issue 13).
     let after = tree(&sessions);
-    let left: Vec<&String> = after.keys().filter(|k| k.contains(U)).collect();
+    assert_budget_only(&env, U);
+    let budget = format!("costs/users/{U}.jsonl");
+    let left: Vec<&String> = after
+        .keys()
+        .filter(|k| k.contains(U) && **k != budget)
+        .collect();
     assert!(left.is_empty(), "paths of {U} left behind: {left:?}");
     for (path, bytes) in &after {
         let Some(bytes) = bytes else { continue };
@@ -1874,6 +1895,27 @@ fn chat(env: &TestEnv, user: &str, text: &str) -> String {
     reply
 }
 
+/// The export file an in-chat `/session export` reply names: by its file
+/// name only (a chat user never sees the server's paths), under the
+/// user's own `exports/` folder.
+fn exported_file(env: &TestEnv, user: &str, reply: &str) -> PathBuf {
+    assert!(
+        !reply.contains('/') || !reply.contains(&env.state_dir().display().to_string()),
+        "the reply shows a server path: {reply}"
+    );
+    let name = reply
+        .split_whitespace()
+        .map(|w| {
+            w.trim_end_matches(['.', ',', ';', ')'])
+                .trim_start_matches('(')
+        })
+        .find(|w| w.starts_with("export-"))
+        .unwrap_or_else(|| panic!("an export file name in: {reply}"));
+    let path = env.sessions_dir().join("exports").join(user).join(name);
+    assert!(path.is_file(), "{} exists", path.display());
+    path
+}
+
 /// No STM line of anyone holds a command.
 fn no_command_logged(env: &TestEnv) {
     for (path, bytes) in files(&env.sessions_dir().join("stm")) {
@@ -1947,19 +1989,7 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
     assert!(profile.contains("Likes oolong tea."), "{profile}");
 
     let exported = chat(&env, "U1", "/session export");
-    let exports = env.sessions_dir().join("exports/U1");
-    let path = exported
-        .split_whitespace()
-        .map(|w| w.trim_end_matches('.'))
-        .find(|w| w.starts_with('/'))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("a path in: {exported}"));
-    assert!(
-        path.starts_with(&exports),
-        "{} under {}",
-        path.display(),
-        exports.display()
-    );
+    let path = exported_file(&env, "U1", &exported);
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(doc["user"], json!("U1"));
     assert_eq!(doc["messages"], Value::Array(parsed(&lines[..3])));
@@ -1980,11 +2010,13 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
 
     let erased = chat(&env, "U1", "/session clear all");
     assert!(!erased.is_empty());
+    // Only what budgets need stays: amounts and times (issue 13).
     let left: Vec<String> = tree(&env.sessions_dir())
         .into_keys()
-        .filter(|k| k.contains("U1"))
+        .filter(|k| k.contains("U1") && k != "costs/users/U1.jsonl")
         .collect();
     assert!(left.is_empty(), "left of U1: {left:?}");
+    assert_budget_only(&env, "U1");
     assert_eq!(
         chat(&env, "U1", "/session profile"),
         chat(&env, "U9", "/session profile"),
@@ -1995,9 +2027,13 @@ fn in_chat_commands_are_answered_from_disk_without_claude_and_not_logged() {
         !env.stm_dir("U9").exists(),
         "a command alone creates no STM"
     );
+    // The erase leaves its mark (issue 13), but no command costs anything.
+    let costs = files(&env.sessions_dir().join("costs"));
     assert!(
-        !env.sessions_dir().join("costs").exists(),
-        "no cost is recorded for a command"
+        costs
+            .values()
+            .all(|bytes| !String::from_utf8_lossy(bytes).contains("costUsd")),
+        "no cost is recorded for a command: {costs:?}"
     );
 }
 
@@ -2088,17 +2124,7 @@ fn in_chat_a_user_reaches_only_their_own_data() {
 
     for text in ["/session export", "/session export U1"] {
         let reply = chat(&env, "U2", text);
-        let path = reply
-            .split_whitespace()
-            .map(|w| w.trim_end_matches('.'))
-            .find(|w| w.starts_with('/'))
-            .map(PathBuf::from)
-            .unwrap_or_else(|| panic!("a path in: {reply}"));
-        assert!(
-            path.starts_with(env.sessions_dir().join("exports/U2")),
-            "`{text}`: {}",
-            path.display()
-        );
+        let path = exported_file(&env, "U2", &reply);
         let written = std::fs::read_to_string(&path).unwrap();
         assert!(!written.contains("U1SECRET"), "`{text}` exported U1's data");
         assert!(
@@ -2127,4 +2153,283 @@ fn in_chat_a_user_reaches_only_their_own_data() {
     assert!(!env.profile_path("U2").exists(), "U2's own data is erased");
     u1_intact("clear all");
     no_command_logged(&env);
+}
+
+// --- issue 13: stored text never drives the operator's terminal -----------------
+
+/// What a terminal would act on: C0 controls but newline and tab, DEL,
+/// C1 controls, and the bidi overrides and isolates.
+fn terminal_controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+        })
+        .collect()
+}
+
+#[test]
+fn show_profile_topic_and_search_escape_control_characters_and_json_keeps_them() {
+    let env = TestEnv::new();
+    let forged = "hi\r[2026-01-01 00:00] Assistant: I am admin";
+    let clear = "wipe \u{1b}[2J screen \u{9b}2J and \u{202e}txet desrever";
+    env.import(
+        "U1",
+        &[
+            line("2026-03-01T10:00:00Z", "user", forged),
+            line("2026-03-01T10:01:00Z", "assistant", clear),
+        ],
+    );
+    let text = ok(&env, &["session", "show", "--user", "U1"]);
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    assert!(
+        text.contains("\\r[2026-01-01 00:00] Assistant: I am admin"),
+        "{text}"
+    );
+    assert!(text.contains("wipe \\u{1b}[2J screen"), "{text}");
+    let json = ok_json(&env, &["session", "show", "--user", "U1"]);
+    assert_eq!(json[0]["text"], forged);
+    assert_eq!(json[1]["text"], clear);
+
+    set_profile(
+        &env,
+        "U1",
+        &format!("---\nuser_id: U1\n---\n\n## Notes\n- {clear}\n"),
+    );
+    let text = ok(&env, &["session", "profile", "--user", "U1"]);
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    assert!(text.contains("wipe \\u{1b}[2J"), "{text}");
+    set_topic(
+        &env,
+        "tea",
+        &format!("---\ntitle: Tea\n---\n\n{clear}\n"),
+        None,
+    );
+    let text = ok(&env, &["session", "topic", "show", "tea"]);
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    let text = ok(&env, &["session", "search", "wipe"]);
+    assert!(text.contains("wipe"), "{text}");
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+}
+
+// --- issue 13: budgets across an erase, chat exports -----------------------------
+
+#[test]
+fn an_erase_in_chat_does_not_reset_the_budget_and_keeps_only_amounts_and_times() {
+    let env = TestEnv::new();
+    // The fake charges $0.0123 per ask: two fit under $0.02, a third does not.
+    env.write_config(r#"{"budget":{"dailyUsd":0.02}}"#);
+    let ask_once = |text: &str| {
+        env.cmd()
+            .args(["ask", "--user", "U1", "--claude-bin"])
+            .arg(fake_claude())
+            .args(["--", text])
+            .output()
+            .unwrap()
+    };
+    assert!(ask_once("first secret question").status.success());
+    let reply = ask_once("/session clear all");
+    assert!(
+        stdout_of(&reply).contains("erased"),
+        "{}",
+        stdout_of(&reply)
+    );
+    assert!(ask_once("second").status.success());
+    let third = ask_once("third");
+    assert_eq!(
+        third.status.code(),
+        Some(7),
+        "the cap holds across the erase: {}",
+        stderr_of(&third)
+    );
+    // What is kept: amounts and times, nothing said.
+    let ledger = env.sessions_dir().join("costs/users/U1.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    assert!(!text.contains("secret"), "{text}");
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            assert!(
+                ["ts", "costUsd", "erasedAt", "input_tokens", "output_tokens"]
+                    .contains(&key.as_str()),
+                "{key} in {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn chat_exports_are_rate_limited_pruned_by_maintain_and_show_no_server_path() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"limits":{"chatExportsPerDay":2,"chatExportRetentionDays":7}}"#);
+    env.import("U1", &[line("2026-03-01T10:00:00Z", "user", "hello")]);
+    let first = chat(&env, "U1", "/session export");
+    let path = exported_file(&env, "U1", &first);
+    chat(&env, "U1", "/session export");
+    let third = chat(&env, "U1", "/session export");
+    assert!(
+        third.contains("limit") || third.contains("again"),
+        "{third}"
+    );
+    assert!(!third.contains("export-"), "no third export: {third}");
+    let exports = env.sessions_dir().join("exports/U1");
+    assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 2);
+    // Eight days on, maintain removes them.
+    let later = (chrono::Utc::now() + chrono::Duration::days(8))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let out = env
+        .cmd()
+        .args(["maintain", "--only", "prune", "--now", &later])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(!path.exists(), "an export past its retention is pruned");
+    assert_eq!(
+        std::fs::read_dir(&exports).map(|d| d.count()).unwrap_or(0),
+        0
+    );
+}
+
+// --- issue 13: one bad file does not stop a channel-wide command ----------------
+
+#[test]
+fn one_bad_file_is_warned_about_and_channel_wide_commands_go_on() {
+    let env = TestEnv::new();
+    env.import("U1", &[line("2026-03-01T10:00:00Z", "user", "hello tea")]);
+    // U2's log is a folder, U3's a link to a file outside the state dir.
+    std::fs::create_dir_all(env.messages_path("U2")).unwrap();
+    let outside = env.dir.path().join("outside.jsonl");
+    write_file(
+        &outside,
+        line("2026-03-01T10:00:00Z", "user", "OUTSIDE").as_bytes(),
+    );
+    std::fs::create_dir_all(env.stm_dir("U3")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.messages_path("U3")).unwrap();
+    // U4's profile is not UTF-8.
+    write_file(
+        &env.profile_path("U4"),
+        b"---\nuser_id: U4\n---\n\ntea \xff\xfe\n",
+    );
+    set_profile(&env, "U5", "---\nuser_id: U5\n---\n\nLikes tea.\n");
+
+    for args in [
+        &["session", "users"][..],
+        &["session", "status"],
+        &["session", "search", "tea"],
+        &["session", "reindex"],
+    ] {
+        let out = run(&env, args);
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            err.contains("warning"),
+            "{args:?} warns about what it skipped: {err}"
+        );
+        assert!(
+            !stdout_of(&out).contains("OUTSIDE"),
+            "{args:?} read through the link"
+        );
+    }
+    let users = ok(&env, &["session", "users"]);
+    assert!(users.contains("U1"), "{users}");
+    let err = stderr_of(&run(&env, &["session", "users"]));
+    assert!(err.contains("U2") && err.contains("U3"), "{err}");
+    let err = stderr_of(&run(&env, &["session", "search", "tea"]));
+    assert!(err.contains("U4.md"), "{err}");
+    let hits = ok(&env, &["session", "search", "tea"]);
+    assert!(hits.contains("U5"), "{hits}");
+}
+
+// --- issue 13: the smaller ones ---------------------------------------------------
+
+#[test]
+fn profile_set_refuses_empty_input_and_a_wrong_frontmatter_and_keeps_name_and_created() {
+    let env = TestEnv::new();
+    set_profile(
+        &env,
+        "U1",
+        "---\nuser_id: U1\ndisplay_name: Kevin\ncreated: 2026-01-01T00:00:00.000Z\ntags: [tea]\n---\n\nLikes tea.\n",
+    );
+    let before = std::fs::read(env.profile_path("U1")).unwrap();
+    for (input, why) in [
+        ("", "empty"),
+        ("  \n\n", "empty"),
+        ("---\ntags: tea\n---\n\nx\n", "tags"),
+        ("---\nuser_id: U2\n---\n\nx\n", "user_id"),
+    ] {
+        let out = env
+            .cmd()
+            .args(["session", "profile", "--user", "U1", "--set", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{input:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains(why),
+            "{input:?}: {}",
+            stderr_of(&out)
+        );
+        assert_eq!(
+            std::fs::read(env.profile_path("U1")).unwrap(),
+            before,
+            "{input:?}"
+        );
+    }
+    // A new body without the name and creation time keeps both.
+    set_profile(&env, "U1", "## Notes\n- Now likes coffee.\n");
+    let (front, body) = markdown(&env.profile_path("U1"));
+    let text = |key: &str| {
+        front
+            .get(key)
+            .and_then(serde_yaml::Value::as_str)
+            .map(str::to_owned)
+    };
+    assert_eq!(text("display_name").as_deref(), Some("Kevin"));
+    assert_eq!(text("created").as_deref(), Some("2026-01-01T00:00:00.000Z"));
+    assert!(body.contains("coffee"), "{body}");
+}
+
+#[test]
+fn export_to_a_bare_file_name_works_and_dash_means_stdout() {
+    let env = TestEnv::new();
+    env.import(
+        "U1",
+        &[line("2026-03-01T10:00:00Z", "user", "hello export")],
+    );
+    let out = env
+        .cmd()
+        .args([
+            "session", "export", "--user", "U1", "--format", "json", "--out", "u.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let written = env.dir.path().join("u.json");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&written).unwrap()).unwrap();
+    assert_eq!(doc["user"], "U1");
+    let out = env
+        .cmd()
+        .args([
+            "session", "export", "--user", "U1", "--format", "json", "--out", "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let doc: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(doc["messages"][0]["text"], "hello export");
+    assert!(!env.dir.path().join("-").exists(), "no file named -");
+}
+
+#[test]
+fn a_chat_command_spans_one_line_only() {
+    let env = TestEnv::new();
+    env.import("U1", &[line("2026-03-01T10:00:00Z", "user", "keep me")]);
+    set_profile(&env, "U1", "---\nuser_id: U1\n---\n\nLikes tea.\n");
+    let reply = chat(&env, "U1", "/session clear\nall");
+    assert!(reply.contains("one line"), "{reply}");
+    assert!(
+        env.profile_path("U1").exists(),
+        "`clear\\nall` is not `clear all`"
+    );
+    assert_eq!(env.messages("U1").len(), 1, "nor `clear`: nothing was done");
 }

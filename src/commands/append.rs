@@ -9,7 +9,7 @@ use crate::cli::AppendArgs;
 use crate::commands::input::{build_message, check_ids, message_text};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::memory::message::{Message, Role, parse_ts};
+use crate::memory::message::{Message, Role, check_not_future, parse_ts};
 use crate::memory::stm;
 use crate::state::State;
 
@@ -34,9 +34,13 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         return Ok(());
     }
 
-    let text = message_text(&args.message)?;
+    let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
     let ts = match &args.ts {
-        Some(ts) => parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?,
+        Some(ts) => {
+            let ts = parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?;
+            check_not_future(&ts, chrono::Utc::now()).map_err(|e| usage(format!("--ts: {e}")))?;
+            ts
+        }
         None => chrono::Utc::now(),
     };
     let mut message = build_message(state, &args.message, args.role, text, ts)?;
@@ -45,7 +49,10 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
             .extra
             .insert("replyTo".into(), serde_json::Value::from(id.as_str()));
     }
-    let key = args.message.conversation.as_ref().unwrap_or(user);
+    let key = &match &args.message.conversation {
+        Some(key) => crate::memory::migration::conversation_for_writing(state, key)?,
+        None => user.clone(),
+    };
     let duplicate = {
         let _lock = state.lock_user(key)?;
         // A platform re-sending the same event must not log it twice, and
@@ -97,6 +104,7 @@ fn read_import(source: &std::path::Path) -> anyhow::Result<Vec<Vec<u8>>> {
             .with_context(|| format!("could not read {}", source.display()))
             .map_err(|e| usage(format!("{e:#}")))?;
     }
+    let now = chrono::Utc::now();
     let mut lines = Vec::new();
     let mut errors = Vec::new();
     for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -105,7 +113,10 @@ fn read_import(source: &std::path::Path) -> anyhow::Result<Vec<Vec<u8>>> {
             continue;
         }
         match Message::parse(line) {
-            Ok(_) => lines.push(line.to_vec()),
+            Ok(message) => match check_not_future(&message.ts, now) {
+                Ok(()) => lines.push(line.to_vec()),
+                Err(why) => errors.push(format!("line {}: {why}", number + 1)),
+            },
             Err(why) => errors.push(format!("line {}: {why}", number + 1)),
         }
     }

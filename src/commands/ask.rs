@@ -47,7 +47,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     let json = output.json || args.output_format == Some(OutputFormat::Json);
     let sender = &args.message.user;
     check_ids(&args.message)?;
-    let text = message_text(&args.message)?;
+    let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
 
     if let Some(command) = chat::parse(&text) {
         // In-chat commands act on the sender's own data, never a group's.
@@ -61,17 +61,24 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
 
     // Everything that can fail on bad input fails before anything is logged.
     let (mode, base) = base_system_prompt(state, args)?;
+    let conversation = match &args.message.conversation {
+        Some(key) => Some(crate::memory::migration::conversation_for_writing(
+            state, key,
+        )?),
+        None => None,
+    };
     let turn = Turn {
         state,
         args,
         sender,
-        key: args.message.conversation.as_ref().unwrap_or(sender),
+        key: conversation.as_ref().unwrap_or(sender),
         claude: claude_runner(state, &args.claude, Purpose::Reply)?,
         mode,
         base,
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
         json,
     };
+    crate::commands::input::check_attachments(&turn.message)?;
     let now = turn.message.ts;
 
     // Brokers pass --display-name on every message: look before locking.
@@ -193,7 +200,8 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     drop(sandbox);
     let now = Utc::now();
     let message = &turn.message;
-    let mut answer = Message::new(Role::Assistant, reply.text.clone(), now);
+    let stored = stm::cap_reply(&reply.text, state.config.limits.max_reply_bytes);
+    let mut answer = Message::new(Role::Assistant, stored, now);
     answer.channel = message.channel.clone();
     answer.thread_id = message.thread_id.clone();
     answer.group_id = message.group_id.clone();
@@ -216,9 +224,18 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     }
     // The reply is paid for and the user waits for it: a failure to log it
     // is reported, but does not keep the reply from being printed.
-    let logged = state
-        .lock_user(turn.key)
-        .and_then(|_lock| stm::append_locked(state, turn.key, std::slice::from_ref(&answer)));
+    // An erase of the sender while claude ran is final: nothing of this
+    // turn goes back into their (or the group's) log.
+    let logged = state.lock_user(turn.key).and_then(|_lock| {
+        if ledger::erased_since(state, turn.sender, message.ts)? {
+            crate::diag::warn(format!(
+                "{} was erased while claude answered; the reply is not logged",
+                turn.sender
+            ));
+            return Ok(());
+        }
+        stm::append_locked(state, turn.key, std::slice::from_ref(&answer))
+    });
     if let Err(e) = logged {
         crate::diag::warn(format!(
             "the reply could not be logged in {}'s memory: {e:#}",
@@ -262,6 +279,7 @@ fn redelivered(
     }
     let state = turn.state;
     let wait = turn.claude.timeout + std::time::Duration::from_secs(5);
+    let waiting_since = Utc::now();
     let inflight = FileLock::acquire(
         &state.layout.inflight_lock_file(turn.key, id),
         wait,
@@ -299,7 +317,22 @@ fn redelivered(
             return refuse_over_budget(turn, &why);
         }
         (None, None) => {
-            let reply = answer(turn, &parts)?;
+            let failures = state.layout.inflight_failure_file(turn.key, id);
+            if let Some(shared) = retry_failed_since(&failures, waiting_since) {
+                drop(inflight);
+                return Err(shared);
+            }
+            let reply = match answer(turn, &parts) {
+                Ok(reply) => {
+                    let _ = crate::store::fs::remove_if_exists(&failures);
+                    reply
+                }
+                Err(e) => {
+                    record_failed_retry(state, &failures, &e);
+                    drop(inflight);
+                    return Err(e);
+                }
+            };
             let fresh = Shown {
                 conflict,
                 ..Shown::default()
@@ -312,6 +345,38 @@ fn redelivered(
     print_reply(turn, &text, None, replayed)?;
     release(inflight);
     Ok(())
+}
+
+/// Note how a retry failed, for the redeliveries waiting behind it. Best
+/// effort: without the note each of them retries, as before.
+fn record_failed_retry(state: &State, path: &std::path::Path, e: &anyhow::Error) {
+    let note = json!({
+        "ts": crate::memory::message::format_ts(&Utc::now()),
+        "exit": crate::error::exit_code_of(e).code(),
+        "error": format!("{e:#}"),
+    });
+    let _ = crate::store::atomic::write_atomic(path, note.to_string().as_bytes(), state.fsync());
+}
+
+/// The failure of a retry that ended while this redelivery waited for it.
+fn retry_failed_since(
+    path: &std::path::Path,
+    since: chrono::DateTime<Utc>,
+) -> Option<anyhow::Error> {
+    let bytes = crate::store::fs::read_optional(path).ok()??;
+    let note: Value = serde_json::from_slice(&bytes).ok()?;
+    let ts = crate::memory::message::parse_ts(note.get("ts")?.as_str()?).ok()?;
+    if ts < since {
+        return None;
+    }
+    let exit = Exit::from_code(note.get("exit")?.as_i64()? as i32).unwrap_or(Exit::ClaudeFailed);
+    Some(failure(
+        exit,
+        format!(
+            "another delivery of this message just retried and failed: {}",
+            note.get("error")?.as_str()?
+        ),
+    ))
 }
 
 /// The budget note on stdout (for the chat), the reason on stderr, exit 7.
@@ -351,7 +416,7 @@ fn print_reply(turn: &Turn, text: &str, reply: Option<&Reply>, shown: Shown) -> 
         print_json(&json!({
             "reply": text,
             "user": turn.sender.as_str(),
-            "conversation": turn.args.message.conversation.as_ref().map(UserId::as_str),
+            "conversation": turn.args.message.conversation.as_ref().map(|k| k.as_str()),
             "usage": reply.and_then(|r| r.usage.clone()),
             "costUsd": reply.and_then(|r| r.cost_usd),
             "compacted": shown.compacted,

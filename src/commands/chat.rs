@@ -15,12 +15,22 @@ pub struct ChatCommand {
     pub args: Vec<String>,
 }
 
-/// `Some` when the text is an in-chat command.
+/// `Some` when the text is an in-chat command. A command is one line: a
+/// text that starts with one and goes on over more lines (`/session
+/// clear` then `all`) is answered with help, never run as another command.
 pub fn parse(text: &str) -> Option<ChatCommand> {
     let mut words = text.split_whitespace();
     let head = words.next()?;
     if !matches!(head, "/session" | "/memory") {
         return None;
+    }
+    if text.trim().contains([
+        '\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}',
+    ]) {
+        return Some(ChatCommand {
+            action: MULTI_LINE.to_owned(),
+            args: Vec::new(),
+        });
     }
     let action = words.next().unwrap_or("help").to_ascii_lowercase();
     Some(ChatCommand {
@@ -28,6 +38,9 @@ pub fn parse(text: &str) -> Option<ChatCommand> {
         args: words.map(str::to_owned).collect(),
     })
 }
+
+/// The action of a command text over several lines: answered, never run.
+const MULTI_LINE: &str = "\n";
 
 pub const HELP: &str = "\
 Memory commands:
@@ -106,13 +119,31 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
         },
         ("export", _) => {
             let dir = state.layout.exports_dir(user);
-            let path = dir.join(format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ")));
+            let limit = state.config.limits.chat_exports_per_day;
+            let today = crate::store::fs::read_dir_optional(&dir)?
+                .iter()
+                .filter_map(|e| crate::memory::housekeeping::export_time(e.file_name().to_str()?))
+                .filter(|made| made.date_naive() == now.date_naive())
+                .count();
+            if today >= limit as usize {
+                return Ok(format!(
+                    "You have made {today} export(s) today, the daily limit; \
+                     please try again tomorrow."
+                ));
+            }
+            let name = format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
             let document = user_data::export_json(state, user, now)?;
             let mut bytes = serde_json::to_vec_pretty(&document)?;
             bytes.push(b'\n');
-            crate::store::atomic::write_atomic(&path, &bytes, state.fsync())?;
-            format!("Your data is exported to {}", path.display())
+            crate::store::atomic::write_atomic(&dir.join(&name), &bytes, state.fsync())?;
+            // The file's name only: the server's paths are not the chat's business.
+            format!(
+                "Your data is exported as {name}; the operator can hand it to you. \
+                 It is kept for {} day(s).",
+                state.config.limits.chat_export_retention_days
+            )
         }
+        (MULTI_LINE, _) => format!("A /session command is one line; nothing was done.\n{HELP}"),
         _ => HELP.to_owned(),
     })
 }

@@ -18,7 +18,16 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
     };
     let make_claude = || claude_runner(state, &args.claude, Purpose::Compaction).map(Some);
 
-    if let Some(user) = args.conversation.as_ref().or(args.user.as_ref()) {
+    let one = match &args.conversation {
+        Some(key) if args.dry_run => Some(crate::memory::migration::conversation_for_reading(
+            state, key,
+        )?),
+        Some(key) => Some(crate::memory::migration::conversation_for_writing(
+            state, key,
+        )?),
+        None => args.user.clone(),
+    };
+    if let Some(user) = &one {
         super::existing_user(state, user)?;
         let outcome = compaction::compact_user(state, user, &make_claude, options)?;
         return if output.json {
@@ -67,7 +76,8 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
             Outcome::Compacted { cost_usd, .. } => *cost_usd,
             _ => None,
         })
-        .sum();
+        // Not `.sum()`: an empty f64 sum is -0.0, printed `$-0.0000`.
+        .fold(0.0, |total, cost| total + cost);
     let not_json: u32 = results
         .iter()
         .map(|(_, o)| match o {

@@ -13,16 +13,19 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
         return show_config(state);
     }
     let user = args.user.as_ref().expect("clap requires --user");
-    let key = args.conversation.as_ref().unwrap_or(user);
-    super::existing_user(state, key)?;
-    if key != user {
+    let key = match &args.conversation {
+        Some(key) => crate::memory::migration::conversation_for_reading(state, key)?,
+        None => user.clone(),
+    };
+    super::existing_user(state, &key)?;
+    if &key != user {
         super::writable_user(state, user)?;
     }
     let window = args
         .window
         .map_or(state.config.context_window(), |n| n as usize);
     let budget = state.config.stm.max_context_chars as usize;
-    let parts = context::gather(state, key, user, window)?;
+    let parts = context::gather(state, &key, user, window)?;
     let rendered = context::render(&parts, budget);
     if output.json {
         let mut value = json!({
@@ -46,6 +49,11 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     }
     if parts.is_empty() {
         return Ok(());
+    }
+    // On a terminal stored text must not drive it; piped, the block is
+    // exactly what `ask` would inject (a broker may hand it to claude).
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return print_text(&crate::commands::style::printable(&rendered.text));
     }
     print_text(&rendered.text)
 }

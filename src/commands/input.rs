@@ -14,17 +14,26 @@ use crate::state::State;
 /// folders, so they must keep the id rules (a seed folder outside them is
 /// reached by the admin commands only).
 pub fn check_ids(args: &MessageArgs) -> anyhow::Result<()> {
-    args.user.require_id_rules()?;
-    if let Some(conversation) = &args.conversation {
-        conversation.require_id_rules()?;
-    }
-    Ok(())
+    // A conversation key keeps the id rules at parse time already.
+    args.user.require_id_rules()
 }
 
 /// The message text: the arguments joined by spaces, else all of stdin.
-/// Never prompts: stdin on a terminal with no text is a usage error.
-pub fn message_text(args: &MessageArgs) -> anyhow::Result<String> {
+/// Never prompts: stdin on a terminal with no text is a usage error. A
+/// text over `max_bytes` (`limits.maxMessageBytes`) is refused, and stdin
+/// is read no further than that.
+pub fn message_text(args: &MessageArgs, max_bytes: u64) -> anyhow::Result<String> {
+    let too_long = |len: String| {
+        usage(format!(
+            "the message is {len} bytes long; at most {max_bytes} are accepted \
+             (limits.maxMessageBytes in config.json); nothing was logged"
+        ))
+    };
     let text = if !args.text.is_empty() {
+        let len: usize = args.text.iter().map(String::len).sum::<usize>() + args.text.len() - 1;
+        if len as u64 > max_bytes {
+            return Err(too_long(len.to_string()));
+        }
         args.text.join(" ")
     } else {
         let stdin = std::io::stdin();
@@ -34,7 +43,18 @@ pub fn message_text(args: &MessageArgs) -> anyhow::Result<String> {
             ));
         }
         let mut bytes = Vec::new();
-        stdin.lock().read_to_end(&mut bytes)?;
+        // One byte past the limit (plus a trailing newline) tells "too long".
+        stdin
+            .lock()
+            .take(max_bytes.saturating_add(3))
+            .read_to_end(&mut bytes)?;
+        let content = bytes
+            .strip_suffix(b"\n")
+            .map(|b| b.strip_suffix(b"\r").unwrap_or(b))
+            .unwrap_or(&bytes);
+        if content.len() as u64 > max_bytes {
+            return Err(too_long("more than".to_owned() + &format!(" {max_bytes}")));
+        }
         String::from_utf8(bytes).map_err(|e| {
             usage(format!(
                 "the message on stdin is not valid UTF-8 (bad byte at offset {}); \
@@ -77,6 +97,34 @@ pub fn parse_attachment(spec: &str) -> anyhow::Result<Attachment> {
         name,
         extra: Default::default(),
     })
+}
+
+/// Every attachment must be a regular file that exists: claude is told to
+/// read it, and a folder or a device (`/dev/zero`) is never a file sent in
+/// chat.
+pub fn check_attachments(message: &Message) -> anyhow::Result<()> {
+    for attachment in message.attachments.iter().flatten() {
+        let path = std::path::Path::new(&attachment.path);
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => {
+                return Err(usage(format!(
+                    "--attach {}: not a regular file; attach a file the broker saved",
+                    attachment.path
+                )));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(usage(format!(
+                    "--attach {}: the file does not exist; attach a file the broker saved",
+                    attachment.path
+                )));
+            }
+            Err(e) => {
+                return Err(usage(format!("--attach {}: {e}", attachment.path)));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A message built from the shared arguments.

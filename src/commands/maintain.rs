@@ -27,7 +27,8 @@ use crate::state::State;
 use crate::store::lock::FileLock;
 
 /// Every task, in the order a pass runs them.
-pub const TASKS: [&str; 6] = [
+pub const TASKS: [&str; 7] = [
+    "migrate",
     "stm-expiry",
     "log-rotation",
     "compact",
@@ -171,12 +172,13 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
     for task in TASKS.into_iter().filter(|t| selected(t)) {
         let mut report = TaskReport::new(task);
         let result = match task {
+            "migrate" => migrate(state, args, &mut report),
             "stm-expiry" => stm_expiry(state, args, now, &mut report),
             "log-rotation" => log_rotation(state, args, now, &mut report),
             "compact" => compact(state, args, &llm, &mut report),
             "daily" => daily(state, args, now, &llm, &mut report),
             "weekly" => weekly(state, args, now, &llm, &mut report),
-            "prune" => prune(state, args, &mut report),
+            "prune" => prune(state, args, now, &mut report),
             _ => unreachable!("tasks are validated above"),
         };
         if let Err(e) = result {
@@ -503,14 +505,46 @@ fn due_per_user<T>(
     Ok(items)
 }
 
-fn prune(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
-    let pruned = housekeeping::prune(state, args.dry_run)?;
+/// Group and thread conversations written by an earlier version under
+/// their bare key (a user's folder name) move behind `#`.
+fn migrate(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyhow::Result<()> {
+    if args.dry_run {
+        for key in crate::memory::migration::pending(state)? {
+            report.done += 1;
+            report.actions.push(format!(
+                "would move conversation {key} to its own folders (#{key})"
+            ));
+        }
+        return Ok(());
+    }
+    for key in crate::memory::migration::migrate_all(state)? {
+        report.done += 1;
+        report.actions.push(format!(
+            "moved conversation {key} to its own folders (#{key})"
+        ));
+    }
+    Ok(())
+}
+
+fn prune(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    let pruned = housekeeping::prune(state, args.dry_run, now)?;
     let verb = if args.dry_run {
         "would remove"
     } else {
         "removed"
     };
-    report.done = pruned.folders.len() + pruned.temp_files.len();
+    report.done = pruned.folders.len() + pruned.temp_files.len() + pruned.exports.len();
+    report.actions.extend(
+        pruned
+            .exports
+            .iter()
+            .map(|f| format!("{verb} in-chat export past its retention {}", f.display())),
+    );
     report.actions.extend(
         pruned
             .folders

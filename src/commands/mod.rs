@@ -78,7 +78,9 @@ pub fn existing_user(state: &State, user: &UserId) -> anyhow::Result<()> {
     if user_data::has_data(state, user) {
         return Ok(());
     }
-    user.require_id_rules()?;
+    if !user.is_conversation() {
+        user.require_id_rules()?;
+    }
     Err(failure(
         Exit::UnknownUser,
         format!(

@@ -9,13 +9,13 @@ use chrono::{NaiveDate, Utc};
 use serde_json::{Value, json};
 
 use crate::cli::{ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
-use crate::commands::style::{Style, human_bytes, table};
+use crate::commands::style::{Style, human_bytes, printable, table};
 use crate::commands::{Output, existing_user, print_json, print_text, writable_user};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
 use crate::memory::message::{Message, format_ts};
 use crate::memory::user_data::{self, UserStats};
-use crate::memory::{expiry, ltm, search, stm};
+use crate::memory::{expiry, ltm, migration, search, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
@@ -49,14 +49,14 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
             archive,
             since,
         } => {
-            let key = conversation
-                .as_ref()
-                .or(user.as_ref())
-                .expect("clap requires one");
-            existing_user(state, key)?;
+            let key = match conversation {
+                Some(key) => migration::conversation_for_reading(state, key)?,
+                None => user.clone().expect("clap requires one"),
+            };
+            existing_user(state, &key)?;
             show(
                 state,
-                key,
+                &key,
                 *count,
                 *archive,
                 since.as_deref(),
@@ -93,7 +93,10 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
     let users = user_data::known_users(state)?;
     let mut messages = 0;
     for user in stm::users(state)? {
-        messages += stm::all_messages(state, &user)?.len();
+        match stm::all_messages(state, &user) {
+            Ok(all) => messages += all.len(),
+            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
+        }
     }
     let profiles = ltm::markdown_names(&state.layout.profiles_dir())?.len();
     let topics = ltm::markdown_names(&state.layout.topics_dir())?.len();
@@ -198,7 +201,11 @@ fn users(
     let now = Utc::now();
     let mut all = Vec::new();
     for user in user_data::known_users(state)? {
-        all.push(user_data::stats(state, &user, now)?);
+        // One user's unreadable file must not hide everyone else.
+        match user_data::stats(state, &user, now) {
+            Ok(stats) => all.push(stats),
+            Err(e) => crate::diag::warn(format!("{user}: {e:#}; left out of the list")),
+        }
     }
     match sort {
         UserSort::Activity => all.sort_by_key(|s| std::cmp::Reverse(s.last_activity)),
@@ -279,7 +286,8 @@ fn show(
     for message in &messages {
         let role = message.role.label().to_lowercase();
         let stamp = message.ts.format("%Y-%m-%d %H:%M").to_string();
-        let mut lines = message.text.lines();
+        let text = printable(&message.text);
+        let mut lines = text.lines();
         out.push_str(&format!(
             "{}  {}{}  {}\n",
             style.dim(&stamp),
@@ -356,9 +364,21 @@ fn profile(
     let path = state.layout.profile_file(user);
     if let Some(source) = set {
         let text = read_input(source)?;
-        let doc = validate_profile(user, &text)?;
+        let mut doc = validate_profile(user, &text)?;
         {
             let _lock = state.lock_user(user)?;
+            // The name and the creation time stay unless the new text
+            // gives them: a profile body pasted alone must not drop them.
+            if let Some(old) = crate::memory::stm::read_text_or_warn(&path)? {
+                let old = stm::parse_document_or_warn(&old, &path);
+                for key in ["display_name", "created"] {
+                    if doc.front.get(key).is_none()
+                        && let Some(value) = old.front.get(key)
+                    {
+                        doc.set(key, value.clone());
+                    }
+                }
+            }
             write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
         }
         ltm::index_profile(state, user)?;
@@ -376,7 +396,7 @@ fn profile(
                 "body": doc.body,
             }))
         }
-        Some(text) => print_text(&text),
+        Some(text) => print_text(&printable(&text)),
         None => Err(usage(format!(
             "{user} has no profile; write one with `session profile --user {user} --set FILE`"
         ))),
@@ -385,7 +405,20 @@ fn profile(
 
 /// A profile must parse, and name the right user (added when missing).
 fn validate_profile(user: &UserId, text: &str) -> anyhow::Result<Document> {
+    if text.trim().is_empty() {
+        return Err(usage(
+            "the new profile is empty; nothing was changed (to erase a profile, use \
+             `session clear --all`)",
+        ));
+    }
     let mut doc = Document::parse(text).map_err(|e| usage(format!("the new profile: {e}")))?;
+    if let Some(tags) = doc.front.get("tags")
+        && !tags.is_sequence()
+    {
+        return Err(usage(
+            "the new profile's tags must be a list, like `tags: [tea, kayak]`; fix the frontmatter",
+        ));
+    }
     match doc.get_text("user_id").as_deref() {
         Some(id) if id != user.as_str() => {
             return Err(usage(format!(
@@ -534,7 +567,7 @@ fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result
             "body": doc.body,
         }));
     }
-    print_text(&text)
+    print_text(&printable(&text))
 }
 
 fn topic_set(
@@ -608,7 +641,7 @@ fn search_command(
             style.dim(&format!("score {}", hit.score))
         ));
         for (number, line) in &hit.lines {
-            out.push_str(&format!("  {number:>4}: {line}\n"));
+            out.push_str(&format!("  {number:>4}: {}\n", printable(line)));
         }
     }
     print_text(out.trim_end())
@@ -621,6 +654,16 @@ fn export(
     format: ExportFormat,
     output: Output,
 ) -> anyhow::Result<()> {
+    if out.as_os_str() == "-" {
+        return export_to_stdout(state, user, format);
+    }
+    // A bare file name is in the current folder (its parent, "", is not a
+    // folder to sync).
+    let out = &if out.parent().is_some_and(|p| p.as_os_str().is_empty()) {
+        Path::new(".").join(out)
+    } else {
+        out.to_owned()
+    };
     if out.exists()
         && !(out.is_dir() && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none()))
     {
@@ -647,6 +690,28 @@ fn export(
         "exported {user} to {} ({files} file(s))",
         out.display()
     ))
+}
+
+/// `--out -`: the JSON document, or the tar.gz bytes, on stdout.
+fn export_to_stdout(state: &State, user: &UserId, format: ExportFormat) -> anyhow::Result<()> {
+    let bytes = match format {
+        ExportFormat::Json => {
+            let document = user_data::export_json(state, user, Utc::now())?;
+            let mut bytes = serde_json::to_vec_pretty(&document)?;
+            bytes.push(b'\n');
+            bytes
+        }
+        ExportFormat::TarGz => user_data::export_tar_gz_bytes(state, user)?.0,
+        ExportFormat::Dir => {
+            return Err(usage(
+                "--out - (stdout) takes --format json or tar.gz; a folder export needs a path",
+            ));
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&bytes)?;
+    stdout.flush()?;
+    Ok(())
 }
 
 fn reindex(state: &State, output: Output) -> anyhow::Result<()> {

@@ -108,3 +108,53 @@ mod tests {
         assert_eq!(human_bytes(5), "5 B");
     }
 }
+
+/// Stored text made safe to print on a terminal: controls that move the
+/// cursor, clear the screen or reorder what is shown (C0 but newline and
+/// tab, DEL, C1, ESC, the bidi overrides and isolates, the Unicode line
+/// and paragraph separators) are written as escapes (`\r`, `\u{1b}`), so a
+/// stored `\r` cannot forge a row and `ESC [2J` cannot clear the screen.
+/// `--json` output keeps the exact text.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    fn is_hazard(c: char) -> bool {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(
+                c,
+                '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{061c}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+            )
+    }
+    if !text.chars().any(is_hazard) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            c if is_hazard(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod printable_tests {
+    use super::printable;
+
+    #[test]
+    fn controls_are_escaped_and_plain_text_is_untouched() {
+        assert_eq!(printable("plain\ttext\nnext"), "plain\ttext\nnext");
+        assert_eq!(printable("a\rb"), "a\\rb");
+        assert_eq!(printable("\u{1b}[2J"), "\\u{1b}[2J");
+        assert_eq!(
+            printable("\u{9b}x\u{202e}y\u{7f}"),
+            "\\u{9b}x\\u{202e}y\\u{7f}"
+        );
+    }
+}

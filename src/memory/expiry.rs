@@ -6,16 +6,27 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::layout::UserId;
 use crate::memory::compaction::archive_whole_log_locked;
+use crate::memory::message::is_believable;
 use crate::memory::stm;
 use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::fs::{read_optional_text, remove_if_exists};
 
-/// The newest sign of life in a user's STM: the newest message time (not
-/// the last line's: an import appends old history after new messages), or
-/// the files' modification time when no line parses.
-pub fn last_activity(state: &State, user: &UserId) -> anyhow::Result<Option<DateTime<Utc>>> {
-    if let Some(newest) = stm::all_times(state, user)?.into_iter().max() {
+/// The newest sign of life in a user's STM at `now`: the newest message
+/// time (not the last line's: an import appends old history after new
+/// messages), or the files' modification time when no line parses. Times
+/// from the future (a hand edit, an earlier version) are no sign of life:
+/// one of them would keep the log from ever expiring.
+pub fn last_activity(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<DateTime<Utc>>> {
+    if let Some(newest) = stm::all_times(state, user)?
+        .into_iter()
+        .filter(|ts| is_believable(ts, now))
+        .max()
+    {
         return Ok(Some(newest));
     }
     let modified = [
@@ -35,11 +46,11 @@ pub fn is_expired(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::R
     // reading the whole log.
     if stm::recent(state, user, 1)?
         .first()
-        .is_some_and(|last| now - last.ts <= age)
+        .is_some_and(|last| is_believable(&last.ts, now) && now - last.ts <= age)
     {
         return Ok(false);
     }
-    Ok(last_activity(state, user)?.is_some_and(|last| now - last > age))
+    Ok(last_activity(state, user, now)?.is_some_and(|last| now - last > age))
 }
 
 /// Expire one user if still idle, under the user lock (a user who wrote

@@ -77,16 +77,19 @@ pub fn rotate_log(state: &State, log: &Path) -> anyhow::Result<PathBuf> {
 pub struct Pruned {
     pub folders: Vec<PathBuf>,
     pub temp_files: Vec<PathBuf>,
+    /// In-chat exports past `limits.chatExportRetentionDays`.
+    pub exports: Vec<PathBuf>,
 }
 
 /// Remove empty folders below the per-user areas and stale temp files.
 /// A user's folders are checked and removed under that user's lock, so a
 /// concurrent append (which creates its folder under the same lock) never
 /// finds its folder gone between mkdir and open.
-pub fn prune(state: &State, dry_run: bool) -> anyhow::Result<Pruned> {
+pub fn prune(state: &State, dry_run: bool, now: DateTime<Utc>) -> anyhow::Result<Pruned> {
     let mut pruned = Pruned::default();
     let sessions = state.layout.sessions_dir();
     sweep_temp_files(sessions, dry_run, &mut pruned)?;
+    sweep_old_exports(state, dry_run, now, &mut pruned)?;
     sweep_inflight_locks(state, dry_run, &mut pruned)?;
     for area in [
         state.layout.stm_root(),
@@ -169,6 +172,45 @@ fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> an
         } else if let Some(lock) = crate::store::lock::FileLock::try_acquire(&path)? {
             lock.remove()?;
             pruned.temp_files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The time an in-chat export was made, from its name
+/// (`export-YYYYMMDDTHHMMSS.mmmZ.json`).
+pub fn export_time(name: &str) -> Option<DateTime<Utc>> {
+    let stamp = name.strip_prefix("export-")?.strip_suffix(".json")?;
+    chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.3fZ")
+        .ok()
+        .map(|t| t.and_utc())
+}
+
+/// Remove in-chat exports older than `limits.chatExportRetentionDays`:
+/// each is a full copy of a person's data, kept only for them to fetch.
+fn sweep_old_exports(
+    state: &State,
+    dry_run: bool,
+    now: DateTime<Utc>,
+    pruned: &mut Pruned,
+) -> anyhow::Result<()> {
+    let days = i64::from(state.config.limits.chat_export_retention_days);
+    let root = state.layout.sessions_dir().join("exports");
+    for user in crate::memory::stm::list_user_dirs(&root)? {
+        let dir = state.layout.exports_dir(&user);
+        let _lock = (!dry_run).then(|| state.lock_user(&user)).transpose()?;
+        for entry in crate::store::fs::read_dir_optional(&dir)? {
+            let name = entry.file_name();
+            let Some(made) = name.to_str().and_then(export_time) else {
+                continue;
+            };
+            if now - made < chrono::Duration::days(days) {
+                continue;
+            }
+            if !dry_run {
+                remove_if_exists(&entry.path())?;
+            }
+            pruned.exports.push(entry.path());
         }
     }
     Ok(())

@@ -77,6 +77,61 @@ pub fn record_ask(
     append_lines(&state.layout.channel_ledger_file(&month), &[&bytes], false)
 }
 
+/// What an erase keeps of a sender's ledger: budgets must hold across an
+/// erase (else `/session clear all` resets the caps), and they need only
+/// amounts and times of this month (the longest period a cap counts).
+/// The first line says when the erase happened: an `ask` that was in
+/// flight checks it before logging its reply (see [`erased_since`]).
+/// Written before anything else of the person is removed.
+pub fn keep_for_budgets_only(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let path = state.layout.user_ledger_file(user);
+    let _lock = lock(state)?;
+    let old = crate::store::fs::read_optional(&path)?.unwrap_or_default();
+    let mut kept = serde_json::to_vec(&json!({"erasedAt": format_ts(&now)}))?;
+    kept.push(b'\n');
+    for line in old.split(|&b| b == b'\n') {
+        let Ok(value) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let (Some(ts), Some(cost)) = (
+            value
+                .get("ts")
+                .and_then(Value::as_str)
+                .and_then(|t| parse_ts(t).ok()),
+            value.get("costUsd").and_then(Value::as_f64),
+        ) else {
+            continue;
+        };
+        if ts.year() == now.year() && ts.month() == now.month() {
+            kept.extend(serde_json::to_vec(
+                &json!({"ts": format_ts(&ts), "costUsd": cost}),
+            )?);
+            kept.push(b'\n');
+        }
+    }
+    crate::store::atomic::write_atomic(&path, &kept, state.fsync())
+}
+
+/// Whether `user` was erased after `since`: one small read of the first
+/// line of their ledger, cheap enough for every reply.
+pub fn erased_since(state: &State, user: &UserId, since: DateTime<Utc>) -> anyhow::Result<bool> {
+    use std::io::Read as _;
+    let Some(file) = open_read(&state.layout.user_ledger_file(user))? else {
+        return Ok(false);
+    };
+    let mut head = Vec::with_capacity(64);
+    file.take(128).read_to_end(&mut head)?;
+    let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    Ok(serde_json::from_slice::<Value>(first)
+        .ok()
+        .and_then(|v| v.get("erasedAt")?.as_str().and_then(|t| parse_ts(t).ok()))
+        .is_some_and(|erased| erased >= since))
+}
+
 /// Money and tokens spent, by period.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -350,8 +350,14 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
     ] {
         for name in markdown_names(&dir)? {
             let path = dir.join(format!("{name}.md"));
-            let Some(text) = read_optional_text(&path)? else {
-                continue;
+            // One unreadable file is warned about; the index holds the rest.
+            let text = match crate::memory::stm::read_text_or_warn(&path) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(e) => {
+                    crate::diag::warn(format!("{e:#}; left out of the index"));
+                    continue;
+                }
             };
             let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
             let entry = if kind == "user" {

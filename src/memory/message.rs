@@ -128,6 +128,30 @@ pub fn parse_ts(text: &str) -> Result<DateTime<Utc>, String> {
         .map_err(|e| format!("`{text}` is not an RFC 3339 time ({e})"))
 }
 
+/// How far ahead of this host's clock a message time may be: the clocks
+/// of two broker hosts disagree by seconds, not minutes.
+pub const MAX_CLOCK_SKEW: chrono::Duration = chrono::Duration::minutes(5);
+
+/// Refuse a message time beyond [`MAX_CLOCK_SKEW`] ahead of `now`: one
+/// line from the future would count as activity until that day.
+pub fn check_not_future(ts: &DateTime<Utc>, now: DateTime<Utc>) -> Result<(), String> {
+    if *ts > now + MAX_CLOCK_SKEW {
+        return Err(format!(
+            "{} is in the future (this host's clock says {}; at most {} minutes ahead are accepted)",
+            format_ts(ts),
+            format_ts(&now),
+            MAX_CLOCK_SKEW.num_minutes()
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a stored time counts as a sign of life at `now`: times beyond
+/// the clock skew (hand edits, an earlier version) are ignored.
+pub fn is_believable(ts: &DateTime<Utc>, now: DateTime<Utc>) -> bool {
+    *ts <= now + MAX_CLOCK_SKEW
+}
+
 fn write_ts<S: Serializer>(ts: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_ts(ts))
 }

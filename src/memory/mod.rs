@@ -8,6 +8,7 @@ pub mod housekeeping;
 pub mod ledger;
 pub mod ltm;
 pub mod message;
+pub mod migration;
 pub mod prompts;
 pub mod search;
 pub mod stm;

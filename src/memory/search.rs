@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use crate::memory::{ltm, stm};
 use crate::state::State;
-use crate::store::fs::read_optional_text;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -26,8 +25,15 @@ pub fn search(state: &State, query: &str, tags: &[String]) -> anyhow::Result<Vec
     let wanted: Vec<String> = tags.iter().map(|t| t.to_lowercase()).collect();
     let mut hits = Vec::new();
     for path in candidate_files(state)? {
-        let Some(text) = read_optional_text(&path)? else {
-            continue;
+        // One unreadable file (not UTF-8, a link, a folder) is warned
+        // about and skipped: it must not hide every other match.
+        let text = match stm::read_text_or_warn(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(e) => {
+                crate::diag::warn(format!("{e:#}; skipped"));
+                continue;
+            }
         };
         let doc = stm::parse_document_or_warn(&text, &path);
         let file_tags: Vec<String> = doc

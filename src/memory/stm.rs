@@ -66,6 +66,24 @@ pub fn record_membership(state: &State, sender: &UserId, key: &UserId) -> anyhow
     Ok(())
 }
 
+/// A reply as stored: at most `max_bytes` (`limits.maxReplyBytes`), cut
+/// at a character boundary with a marker saying so.
+pub fn cap_reply(text: &str, max_bytes: u64) -> String {
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let marker = format!(
+        "\n[… reply cut: {} bytes in all, over limits.maxReplyBytes …]",
+        text.len()
+    );
+    let mut end = max.saturating_sub(marker.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{marker}", &text[..end])
+}
+
 /// The last `n` valid messages, oldest first. Lines that do not parse are
 /// skipped with a warning and left on disk untouched.
 pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Message>> {
@@ -189,20 +207,46 @@ pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
     })
 }
 
-/// Every user with an STM folder, sorted.
+/// Every memory with an STM folder, people and conversations (`#KEY`),
+/// sorted: what maintenance walks. Seed folders outside the id rules are
+/// listed with a warning; names that are neither are skipped with one.
 pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
     list_user_dirs(&state.layout.stm_root())
 }
 
-/// The user folders in `dir`, sorted. A folder the seed made for an id
-/// outside this tool's id rules (`Kevin Lee`, `fan#1`) is listed, with a
-/// warning once per run; one that is no safe path component (or not
-/// UTF-8) is skipped with a warning.
+/// The people with an STM folder, sorted (no conversations).
+pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
+    let mut keys = users(state)?;
+    keys.retain(|key| !key.is_conversation());
+    Ok(keys)
+}
+
+/// The group and thread conversations with an STM folder, sorted.
+pub fn conversations(state: &State) -> anyhow::Result<Vec<crate::layout::ConversationKey>> {
+    Ok(users(state)?
+        .iter()
+        .filter_map(UserId::conversation_key)
+        .collect())
+}
+
+/// The owners (user ids and `#` conversation keys) among the folders in
+/// `dir`, sorted. A folder the seed made for an id outside this tool's id
+/// rules (`Kevin Lee`, `fan#1`) is listed, with a warning once per run; one
+/// that is no safe path component (or not UTF-8) is skipped with a warning.
 pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
     for entry in entries {
-        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+        let kind = entry.file_type();
+        if kind.as_ref().is_ok_and(|t| t.is_symlink()) {
+            diag::warn(format!(
+                "{} is a symbolic link; skipped (links under the state dir are never \
+                 followed); move the data into a real folder there",
+                entry.path().display()
+            ));
+            continue;
+        }
+        if !kind.is_ok_and(|t| t.is_dir()) {
             continue;
         }
         let name = entry.file_name();
@@ -213,7 +257,7 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
             ));
             continue;
         };
-        if let Ok(user) = UserId::new(name) {
+        if let Some(user) = UserId::from_folder_name(name) {
             users.push(user);
             continue;
         }

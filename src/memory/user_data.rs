@@ -50,7 +50,6 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
         layout.exports_dir(user),
         layout.compaction_journal_file(user),
         layout.compaction_lock_file(user),
-        layout.user_ledger_file(user),
         layout.memberships_dir(user),
     ]);
     paths
@@ -140,8 +139,14 @@ pub fn disk_usage(path: &Path) -> u64 {
 /// owned topics, index entries, ledger lines, journal and lock files.
 /// Returns what was removed.
 pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
-    // The user's lines in group conversations first, each under that
-    // group's lock (never nested in the user's own).
+    // A linked folder would make the erase remove the link and report
+    // success while the data stays where it points: refuse before anything.
+    crate::store::fs::refuse_linked_dirs(&state.layout.owned_dirs(user))?;
+    // First the mark an ask in flight looks for before it logs a reply,
+    // with what budgets need (amounts and times) and nothing else.
+    ledger::keep_for_budgets_only(state, user, chrono::Utc::now())?;
+    // The user's lines in group conversations, each under that group's
+    // lock (never nested in the user's own).
     let mut removed = Vec::new();
     let mut groups = membership_names(state, user)?;
     // Lines written before memberships were recorded (the seed, an older
@@ -190,7 +195,12 @@ fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>>
     Ok(
         crate::store::fs::read_dir_optional(&state.layout.memberships_dir(user))?
             .iter()
-            .filter_map(|entry| entry.file_name().to_str().and_then(|n| UserId::new(n).ok()))
+            .filter_map(|entry| {
+                entry
+                    .file_name()
+                    .to_str()
+                    .and_then(UserId::from_folder_name)
+            })
             .collect(),
     )
 }
@@ -232,11 +242,21 @@ pub fn rebuild_memberships(state: &State) -> anyhow::Result<usize> {
     let mut count = 0;
     for key in summaries::users_with_history(state)? {
         let mut senders = std::collections::BTreeSet::new();
-        let stm = read_optional(&state.layout.messages_file(&key))?.unwrap_or_default();
+        // One unreadable log or archive is warned about; the rest is rebuilt.
+        let read = read_optional(&state.layout.messages_file(&key))
+            .map(Option::unwrap_or_default)
+            .and_then(|stm| Ok((stm, archived_lines(state, &key)?)));
+        let (stm, archived) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                crate::diag::warn(format!("{e:#}; its memberships are not rebuilt"));
+                continue;
+            }
+        };
         let lines = stm
             .split(|&b| b == b'\n')
             .map(<[u8]>::to_vec)
-            .chain(archived_lines(state, &key)?);
+            .chain(archived);
         for line in lines {
             if let Ok(message) = Message::parse(&line)
                 && let Some(sender) = message.sender().and_then(|s| UserId::new(s).ok())
@@ -450,9 +470,22 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
 
 /// The directory export, as a gzipped tar file at `out`.
 pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
+    let (bytes, count) = export_tar_gz_bytes(state, user)?;
+    write_atomic(out, &bytes, state.fsync())?;
+    Ok(count)
+}
+
+/// The directory export as gzipped tar bytes, and how many files it holds.
+/// Staged in the state dir's private temporary folder, `0700` whatever
+/// the umask: the person's data never sits readable by others.
+pub fn export_tar_gz_bytes(state: &State, user: &UserId) -> anyhow::Result<(Vec<u8>, usize)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let temp = state.layout.temp_dir();
+    ensure_dir(&temp)?;
     let staging = tempfile::Builder::new()
-        .prefix("claude-session-export-")
-        .tempdir()
+        .prefix(".export-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(&temp)
         .context("could not create a temporary folder for the export")?;
     let count = export_dir(state, user, staging.path())?;
     let mut bytes = Vec::new();
@@ -463,15 +496,16 @@ pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result
             .context("could not build the tar archive")?;
         tar.into_inner()?.finish()?;
     }
-    write_atomic(out, &bytes, state.fsync())?;
-    Ok(count)
+    Ok((bytes, count))
 }
 
-/// Every user with any data: STM, profile, summaries or archive.
+/// Every person with any data: STM, profile, summaries or archive (not
+/// the group and thread conversations).
 pub fn known_users(state: &State) -> anyhow::Result<Vec<UserId>> {
     let mut users: std::collections::BTreeSet<UserId> = stm::users(state)?.into_iter().collect();
     users.extend(summaries::users_with_history(state)?);
     users.extend(stm::list_user_dirs(&state.layout.summaries_root())?);
+    users.retain(|user| !user.is_conversation());
     users.extend(
         ltm::markdown_names(&state.layout.profiles_dir())?
             .iter()

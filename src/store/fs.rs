@@ -64,6 +64,44 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Why an open failed, in words: `O_NOFOLLOW` on a link reads "Too many
+/// levels of symbolic links", which says neither what was refused nor why.
+pub fn open_error(path: &Path, e: io::Error) -> anyhow::Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return anyhow::anyhow!(
+            "refused to open {}: it is a symbolic link, and links under the state dir are \
+             never followed (a link could send private data elsewhere); replace it with \
+             the real file",
+            path.display()
+        );
+    }
+    anyhow::Error::new(e).context(format!("could not open {}", path.display()))
+}
+
+/// Refuse folders that are symbolic links: a write or a removal under
+/// one would land outside the state dir. `O_NOFOLLOW` covers only the last
+/// component of a path, so every folder written into is checked (one
+/// `lstat` each). A missing folder is fine: it is created as a real one.
+pub fn refuse_linked_dirs(dirs: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    for dir in dirs {
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(dir)
+                    .map(|t| format!(" (to {})", t.display()))
+                    .unwrap_or_default();
+                anyhow::bail!(
+                    "refused to write or remove under {}: it is a symbolic link{target}, and \
+                     links under the state dir are never followed; move the data into a real \
+                     folder there (or remove the link), then run the command again",
+                    dir.display()
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Open with `open`; when the folder is missing, create it (`0700`) and
 /// try again. The common case (the folder exists) costs no mkdir.
 pub fn open_creating_parent(
@@ -77,7 +115,7 @@ pub fn open_creating_parent(
         }
         other => other,
     }
-    .with_context(|| format!("could not open {}", path.display()))
+    .map_err(|e| open_error(path, e))
 }
 
 /// Open for reading; refuses a symlink. `Ok(None)` when it does not exist.
@@ -89,7 +127,7 @@ pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
     {
         Ok(file) => Ok(Some(file)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("could not open {}", path.display())),
+        Err(e) => Err(open_error(path, e)),
     }
 }
 

@@ -25,10 +25,20 @@ pub fn append_lines(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result
         }
     }
     let mut file = open_creating_parent(path, open_append)?;
-    let len = file
+    let meta = file
         .metadata()
-        .with_context(|| format!("could not stat {}", path.display()))?
-        .len();
+        .with_context(|| format!("could not stat {}", path.display()))?;
+    // A second name for the log (a hard link) would receive every line
+    // too, wherever it is.
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        bail!(
+            "refused to append to {}: it has {} hard links, so every line would also \
+             appear under another name; copy it to a file of its own (cp, then mv over it)",
+            path.display(),
+            std::os::unix::fs::MetadataExt::nlink(&meta)
+        );
+    }
+    let len = meta.len();
     let mut buffer = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 1);
     if len > 0 && !ends_with_newline(&file, len)? {
         buffer.push(b'\n');
