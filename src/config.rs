@@ -132,6 +132,9 @@ pub struct AskConfig {
     /// Base system prompt when neither flag gives one.
     pub system_prompt: Option<String>,
     pub timeout_seconds: u64,
+    /// Print replies as claude writes them (`ask --stream`) unless
+    /// `--no-stream` is given.
+    pub stream: bool,
 }
 
 impl Default for AskConfig {
@@ -139,6 +142,7 @@ impl Default for AskConfig {
         Self {
             system_prompt: None,
             timeout_seconds: 300,
+            stream: false,
         }
     }
 }

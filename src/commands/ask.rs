@@ -5,6 +5,10 @@
 //!    (so the message is not sent twice, as prompt and as context).
 //! 3. Run claude without holding any lock.
 //! 4. Log the reply under the lock again, print it.
+//!
+//! `--stream` changes only how claude's output is read and printed
+//! ([`reply_stream`]): the reply is logged by the same code, after claude
+//! has finished, and the `done` event is the `--json` object.
 
 use anyhow::Context as _;
 use chrono::Utc;
@@ -13,6 +17,7 @@ use serde_json::{Value, json};
 use crate::claude::{Claude, Reply, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
 use crate::commands::input::{build_message, message_text};
+use crate::commands::reply_stream::ReplyStream;
 use crate::commands::{Output, chat, claude_runner, print_json, print_text};
 use crate::config::CompactionMode;
 use crate::error::{Exit, failure};
@@ -41,18 +46,38 @@ struct Turn<'a> {
     base: Option<String>,
     message: Message,
     json: bool,
+    /// `--stream` (or config `ask.stream`, unless `--no-stream`).
+    stream: Option<&'a ReplyStream>,
 }
 
 pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> {
     let json = output.json || args.output_format == Some(OutputFormat::Json);
+    let stream = (args.stream || (state.config.ask.stream && !args.no_stream))
+        .then(|| ReplyStream::new(json));
+    let result = ask(state, args, json, stream.as_ref());
+    if let (Err(e), Some(stream)) = (&result, &stream) {
+        stream.error(e);
+    }
+    result
+}
+
+fn ask(
+    state: &State,
+    args: &AskArgs,
+    json: bool,
+    stream: Option<&ReplyStream>,
+) -> anyhow::Result<()> {
     let sender = &args.message.user;
     let text = message_text(&args.message)?;
 
     if let Some(command) = chat::parse(&text) {
         // In-chat commands act on the sender's own data, never a group's.
         let reply = chat::execute(state, sender, &command)?;
-        return if json {
-            print_json(&json!({"reply": reply, "user": sender.as_str(), "command": true}))
+        let object = json!({"reply": reply, "user": sender.as_str(), "command": true});
+        return if let Some(stream) = stream {
+            stream.done(&reply, object)
+        } else if json {
+            print_json(&object)
         } else {
             print_text(&reply)
         };
@@ -70,6 +95,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
         base,
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
         json,
+        stream,
     };
     let now = turn.message.ts;
 
@@ -117,7 +143,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     let compact_due = !args.no_compact
         && state.config.compacting.enabled
         && compaction::may_need(state, turn.key, false).unwrap_or(false);
-    print_reply(&turn, &reply.text, Some(&reply), compact_due)?;
+    print_reply(&turn, &reply.text, Some(&reply), compact_due, false)?;
     if let Some(inflight) = inflight {
         release(inflight);
     }
@@ -169,10 +195,15 @@ const BUDGET_MESSAGE: &str = "Sorry, I can't answer right now: my budget for thi
 fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let state = turn.state;
     let rendered = context::render(parts, state.config.stm.max_context_chars as usize);
-    let reply = turn.claude.call(
-        system_prompt(turn.mode, turn.base.clone(), &rendered.text),
-        &prompt_with_attachments(&turn.message),
-    )?;
+    let system_prompt = system_prompt(turn.mode, turn.base.clone(), &rendered.text);
+    let prompt = prompt_with_attachments(&turn.message);
+    // The one difference streaming makes: how claude's output is read.
+    let reply = match turn.stream {
+        Some(stream) => turn
+            .claude
+            .call_streaming(system_prompt, &prompt, &mut |piece| stream.delta(piece))?,
+        None => turn.claude.call(system_prompt, &prompt)?,
+    };
     let now = Utc::now();
     let message = &turn.message;
     let mut answer = Message::new(Role::Assistant, reply.text.clone(), now);
@@ -223,7 +254,7 @@ fn redelivered(
     over_budget: Option<String>,
 ) -> anyhow::Result<()> {
     if let Some(reply) = reply {
-        return print_reply(turn, &reply.text, None, false);
+        return print_reply(turn, &reply.text, None, false, true);
     }
     let state = turn.state;
     let wait = turn.claude.timeout + std::time::Duration::from_secs(5);
@@ -255,17 +286,17 @@ fn redelivered(
         parts.messages.retain(|m| m.msg_id.as_deref() != Some(id));
         (delivery, parts)
     };
-    let text = match (delivery.reply, over_budget) {
-        (Some(reply), _) => reply.text,
+    let (text, replayed) = match (delivery.reply, over_budget) {
+        (Some(reply), _) => (reply.text, true),
         // The first attempt failed or was killed: answer it now, if the
         // budget still allows a call.
         (None, Some(why)) => {
             drop(inflight);
             return refuse_over_budget(turn, &why);
         }
-        (None, None) => answer(turn, &parts)?.text,
+        (None, None) => (answer(turn, &parts)?.text, false),
     };
-    print_reply(turn, &text, None, false)?;
+    print_reply(turn, &text, None, false, replayed)?;
     release(inflight);
     Ok(())
 }
@@ -274,7 +305,7 @@ fn redelivered(
 fn refuse_over_budget(turn: &Turn, why: &str) -> anyhow::Result<()> {
     let budget = &turn.state.config.budget;
     let text = budget.message.as_deref().unwrap_or(BUDGET_MESSAGE);
-    print_reply(turn, text, None, false)?;
+    print_reply(turn, text, None, false, false)?;
     Err(failure(Exit::OverBudget, format!("no call made: {why}")))
 }
 
@@ -285,23 +316,31 @@ fn release(inflight: FileLock) {
     }
 }
 
+/// The reply on stdout: whole, or (streaming) the end of the stream. One
+/// object for `--json` and the `done` event alike; `replayed`: the reply
+/// given to the first delivery of this message id, printed again.
 fn print_reply(
     turn: &Turn,
     text: &str,
     reply: Option<&Reply>,
     compacted: bool,
+    replayed: bool,
 ) -> anyhow::Result<()> {
-    if turn.json {
-        print_json(&json!({
+    let object = || {
+        json!({
             "reply": text,
             "user": turn.sender.as_str(),
             "conversation": turn.args.message.conversation.as_ref().map(UserId::as_str),
             "usage": reply.and_then(|r| r.usage.clone()),
             "costUsd": reply.and_then(|r| r.cost_usd),
             "compacted": compacted,
-        }))
-    } else {
-        print_text(text)
+            "replayed": replayed,
+        })
+    };
+    match turn.stream {
+        Some(stream) => stream.done(text, object()),
+        None if turn.json => print_json(&object()),
+        None => print_text(text),
     }
 }
 
