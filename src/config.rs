@@ -24,6 +24,7 @@ pub struct Config {
     pub ask: AskConfig,
     pub ltm: LtmConfig,
     pub budget: BudgetConfig,
+    pub summaries: SummariesConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -71,6 +72,9 @@ pub struct CompactingConfig {
     pub mode: CompactionMode,
     /// Replaces the built-in summariser prompt.
     pub summary_prompt: Option<String>,
+    /// Model of compaction calls (`null`: claude's default). `--model`
+    /// of `compact` and `maintain` wins.
+    pub model: Option<String>,
 }
 
 impl Default for CompactingConfig {
@@ -82,6 +86,7 @@ impl Default for CompactingConfig {
             weekly_summary_day: 0,
             mode: CompactionMode::Inline,
             summary_prompt: None,
+            model: Some(BACKGROUND_MODEL.into()),
         }
     }
 }
@@ -126,6 +131,10 @@ impl Default for DurabilityConfig {
     }
 }
 
+/// The model alias of background work (compaction, summaries) unless
+/// configured: small and cheap; the reply model stays the operator's.
+pub const BACKGROUND_MODEL: &str = "haiku";
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AskConfig {
@@ -135,6 +144,15 @@ pub struct AskConfig {
     /// Print replies as claude writes them (`ask --stream`) unless
     /// `--no-stream` is given.
     pub stream: bool,
+    /// Built-in tools offered to the model, as claude's `--tools` takes
+    /// them (`["Read"]`); none by default.
+    pub tools: Vec<String>,
+    /// Permission rules, as claude's `--allowedTools` takes them.
+    pub allowed_tools: Vec<String>,
+    /// claude's own retries of a failed API request.
+    pub max_retries: u32,
+    /// More environment variables claude may see (names, or `PREFIX*`).
+    pub env: Vec<String>,
 }
 
 impl Default for AskConfig {
@@ -143,6 +161,26 @@ impl Default for AskConfig {
             system_prompt: None,
             timeout_seconds: 300,
             stream: false,
+            tools: Vec::new(),
+            allowed_tools: Vec::new(),
+            max_retries: 2,
+            env: Vec::new(),
+        }
+    }
+}
+
+/// Daily and weekly summaries (`maintain`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SummariesConfig {
+    /// Model of summary calls (`null`: claude's default).
+    pub model: Option<String>,
+}
+
+impl Default for SummariesConfig {
+    fn default() -> Self {
+        Self {
+            model: Some(BACKGROUND_MODEL.into()),
         }
     }
 }
@@ -192,6 +230,7 @@ impl BudgetConfig {
 /// Upper bounds that keep a typo from asking for a billion-line read.
 const MAX_CONTEXT_WINDOW: u32 = 10_000;
 const MAX_THRESHOLD: u32 = 1_000_000;
+const MAX_RETRIES: u32 = 10;
 
 impl Config {
     /// Defaults, then `config.json` if it exists.
@@ -346,6 +385,31 @@ impl Config {
         }
         if self.ask.timeout_seconds == 0 {
             return bad("ask.timeoutSeconds is 0; it must be at least 1".into());
+        }
+        if self.ask.max_retries > MAX_RETRIES {
+            return bad(format!(
+                "ask.maxRetries is {}; it must be at most {MAX_RETRIES} (each retry of a \
+                 failing API keeps the broker waiting)",
+                self.ask.max_retries
+            ));
+        }
+        for name in &self.ask.env {
+            let bare = name.strip_suffix('*').unwrap_or(name);
+            if bare.is_empty() || !bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return bad(format!(
+                    "ask.env has {name:?}; give variable names (letters, digits, _) or a \
+                     prefix ending in * (`AWS_*`); a bare * would hand claude every secret \
+                     of the broker"
+                ));
+            }
+        }
+        for (key, list) in [
+            ("ask.tools", &self.ask.tools),
+            ("ask.allowedTools", &self.ask.allowed_tools),
+        ] {
+            if list.iter().any(|t| t.trim().is_empty()) {
+                return bad(format!("{key} has an empty name; remove it"));
+            }
         }
         Ok(())
     }

@@ -20,10 +20,14 @@ pub enum Exit {
     LockTimeout = 4,
     /// 5: the `claude` program was not found.
     ClaudeNotFound = 5,
-    /// 6: `claude` ran and failed (non-zero exit or an error reply).
+    /// 6: `claude` ran and failed for a reason a retry will not fix (auth,
+    /// a bad request, output that is not a reply).
     ClaudeFailed = 6,
     /// 7: a configured spending budget is used up; no call was made.
     OverBudget = 7,
+    /// 75: `claude` is unavailable for now (rate limit, overload, a server
+    /// error, the network): a retry later may work (`EX_TEMPFAIL`).
+    ClaudeUnavailable = 75,
     /// 124: `claude` did not answer in time (as `timeout(1)`).
     ClaudeTimeout = 124,
 }

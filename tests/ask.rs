@@ -176,31 +176,75 @@ fn argv_prefix_model_and_claude_args_in_order() {
         .assert()
         .success();
     let argv = env.claude_call(1).argv;
-    assert_eq!(
-        argv[..4],
-        ["-p", "--output-format", "json", "--no-session-persistence"],
-        "{argv:?}"
-    );
+    assert_eq!(argv[..SAFE_PREFIX.len()], SAFE_PREFIX, "{argv:?}");
     assert_eq!(value_after(&argv, "--model"), Some("M"), "{argv:?}");
     assert!(
         argv.ends_with(&["--allowedTools".into(), "Read".into(), "--foo=bar".into()]),
         "--claude-arg values come last, in order: {argv:?}"
     );
     // Nothing else: prefix, the prompt file, the model, the pass-through.
-    assert_eq!(argv.len(), 4 + 2 + 2 + 3, "{argv:?}");
-    assert_eq!(argv[4], "--system-prompt-file", "{argv:?}");
+    assert_eq!(argv.len(), SAFE_PREFIX.len() + 2 + 2 + 3, "{argv:?}");
+    assert_eq!(argv[SAFE_PREFIX.len()], "--system-prompt-file", "{argv:?}");
 }
 
+/// What every call starts with: JSON output, no transcript, no tools, no
+/// settings, MCP servers or skills from anywhere.
+const SAFE_PREFIX: [&str; 10] = [
+    "-p",
+    "--output-format",
+    "json",
+    "--no-session-persistence",
+    "--tools",
+    "",
+    "--setting-sources",
+    "",
+    "--strict-mcp-config",
+    "--disable-slash-commands",
+];
+
 #[test]
-fn no_base_prompt_and_no_context_means_no_prompt_file() {
+fn no_base_prompt_means_the_chat_prompt_replacing_claudes_own() {
     let env = TestEnv::new();
     ask(&env)
         .args(["--user", "U1", "--", "hi"])
         .assert()
         .success();
+    let call = env.claude_call(1);
     assert_eq!(
-        env.claude_call(1).argv,
-        ["-p", "--output-format", "json", "--no-session-persistence"]
+        call.argv[SAFE_PREFIX.len()],
+        "--system-prompt-file",
+        "{:?}",
+        call.argv
+    );
+    assert_eq!(call.argv.len(), SAFE_PREFIX.len() + 2, "{:?}", call.argv);
+    assert!(
+        call.system_prompt
+            .starts_with("You are a helpful assistant answering people in a chat app."),
+        "{}",
+        call.system_prompt
+    );
+    // Nothing to remember yet: no context heading, no empty sections.
+    assert!(
+        !call.system_prompt.contains("## Recent"),
+        "{}",
+        call.system_prompt
+    );
+}
+
+#[test]
+fn ask_tools_and_allowed_tools_from_config_reach_claude() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"ask": {"tools": ["Read", "Grep"], "allowedTools": ["Read"]}}"#);
+    ask(&env)
+        .args(["--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    let argv = env.claude_call(1).argv;
+    assert_eq!(value_after(&argv, "--tools"), Some("Read,Grep"), "{argv:?}");
+    assert_eq!(
+        value_after(&argv, "--allowedTools"),
+        Some("Read"),
+        "{argv:?}"
     );
 }
 
@@ -539,11 +583,19 @@ fn display_name_profile_keeps_numeric_ids_as_strings() {
 }
 
 #[test]
-fn attachments_are_listed_in_the_prompt_and_logged() {
+fn attachments_are_copied_into_claudes_folder_listed_and_logged() {
     let env = TestEnv::new();
+    let a = env.dir.path().join("a.png");
+    let b = env.dir.path().join("b.pdf");
+    std::fs::write(&a, "PNG BYTES").unwrap();
+    std::fs::write(&b, "PDF BYTES").unwrap();
     ask(&env)
-        .args(["--user", "U1", "--attach", "/tmp/a.png:photo"])
-        .args(["--attach", "/tmp/b.pdf", "--", "look at these"])
+        .args(["--user", "U1", "--attach"])
+        .arg(format!("{}:photo", a.display()))
+        .arg("--attach")
+        .arg(&b)
+        .args(["--", "look at these"])
+        .env("FAKE_CLAUDE_REPLY", "seen")
         .assert()
         .success();
     let stdin = env.claude_call(1).stdin;
@@ -551,17 +603,21 @@ fn attachments_are_listed_in_the_prompt_and_logged() {
     let heading = stdin
         .find("Attached files (use Read tool to view):")
         .unwrap_or_else(|| panic!("the attachment heading: {stdin:?}"));
-    let a = stdin.find("/tmp/a.png").expect("a.png listed");
-    let b = stdin.find("/tmp/b.pdf").expect("b.pdf listed");
-    assert!(heading < a && a < b, "{stdin:?}");
+    let a_at = stdin.find("-a.png (photo)").expect("a.png listed");
+    let b_at = stdin.find("-b.pdf").expect("b.pdf listed");
+    assert!(heading < a_at && a_at < b_at, "{stdin:?}");
+    // claude sees copies in its own working folder, never the broker's paths.
+    assert!(!stdin.contains(&*a.to_string_lossy()), "{stdin:?}");
+    assert!(stdin.contains("claude-session-call-"), "{stdin:?}");
+    assert!(stdin.contains("/work/1-a.png"), "{stdin:?}");
 
     let user = &env.messages("U1")[0];
     assert_eq!(user["text"], "look at these", "the listing is not logged");
     assert_eq!(
         user["attachments"],
         json!([
-            {"type": "image", "path": "/tmp/a.png", "name": "photo"},
-            {"type": "file", "path": "/tmp/b.pdf"}
+            {"type": "image", "path": a.to_string_lossy(), "name": "photo"},
+            {"type": "file", "path": b.to_string_lossy()}
         ])
     );
 }
@@ -645,6 +701,7 @@ fn a_sigterm_to_ask_stops_claude_and_its_children() {
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", env.home())
         .env("FAKE_CLAUDE_LOG", env.claude_log())
+        .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
         .env("FAKE_CLAUDE_SLEEP", "30")
         .env("FAKE_CLAUDE_GRANDCHILD", "1")
         .arg("--state-dir")
@@ -684,4 +741,51 @@ fn a_sigterm_to_ask_stops_claude_and_its_children() {
     );
     // The message was logged before the call; no reply was.
     assert_eq!(env.messages("U1").len(), 1);
+}
+
+/// claude runs in a private folder of its own, with an environment built
+/// from an allowlist: the broker's tokens never reach it.
+#[test]
+fn claude_gets_a_private_folder_and_no_broker_secrets() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--", "hi"])
+        .env("SLACK_BOT_TOKEN", "xoxb-broker-secret")
+        .env("ANTHROPIC_API_KEY", "sk-test-key")
+        .env("CLAUDE_CODE_OAUTH_TOKEN", "oauth-test-token")
+        .assert()
+        .success();
+    let log = env.claude_log().join("call-1");
+    let cwd = std::fs::read_to_string(log.join("cwd")).unwrap();
+    let cwd = cwd.trim();
+    let seen = std::fs::read_to_string(log.join("env")).unwrap();
+    assert!(!seen.contains("xoxb-broker-secret"), "{seen}");
+    assert!(seen.contains("ANTHROPIC_API_KEY=sk-test-key"), "{seen}");
+    assert!(
+        seen.contains("CLAUDE_CODE_OAUTH_TOKEN=oauth-test-token"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"),
+        "{seen}"
+    );
+    assert!(seen.contains("CLAUDE_CODE_DISABLE_AUTO_MEMORY=1"), "{seen}");
+    assert!(seen.contains("CLAUDE_CODE_DISABLE_CLAUDE_MDS=1"), "{seen}");
+    assert!(seen.contains("CLAUDE_CODE_MAX_RETRIES=2"), "{seen}");
+    let home = seen
+        .lines()
+        .find_map(|l| l.strip_prefix("HOME="))
+        .expect("HOME is set");
+    assert_ne!(home, env.home().to_string_lossy(), "not the broker's HOME");
+    // A folder of its own, outside the state dir and the broker's tree,
+    // private while it ran and gone after.
+    assert!(cwd.contains("claude-session-call-"), "{cwd}");
+    assert!(
+        !std::path::Path::new(cwd).starts_with(env.dir.path()),
+        "{cwd}"
+    );
+    assert!(
+        !std::path::Path::new(cwd).exists(),
+        "{cwd} is removed after the call"
+    );
 }

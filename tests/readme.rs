@@ -116,6 +116,8 @@ fn the_streaming_broker_recipe_runs_and_edits_as_deltas_arrive() {
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-claude"),
         )
         .env("FAKE_CLAUDE_CHUNK_DELAY", "0.3")
+        // claude sees only the variables it is allowed (ask.env).
+        .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -14,11 +14,11 @@ use anyhow::Context as _;
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::claude::{Claude, Reply, SystemPromptMode};
+use crate::claude::{Claude, Reply, Request, Sandbox, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
 use crate::commands::input::{build_message, message_text};
 use crate::commands::reply_stream::ReplyStream;
-use crate::commands::{Output, chat, claude_runner, print_json, print_text};
+use crate::commands::{Output, Purpose, chat, claude_runner, print_json, print_text};
 use crate::config::CompactionMode;
 use crate::error::{Exit, failure};
 use crate::layout::UserId;
@@ -90,7 +90,7 @@ fn ask(
         args,
         sender,
         key: args.message.conversation.as_ref().unwrap_or(sender),
-        claude: claude_runner(state, &args.claude)?,
+        claude: claude_runner(state, &args.claude, Purpose::Reply)?,
         mode,
         base,
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
@@ -152,17 +152,23 @@ fn ask(
 
     // The reply is out; the broker can send it while we tidy up.
     if compact_due {
+        // Compaction has its own model (compacting.model), not the reply's.
+        let mut compactor = turn.claude.clone();
+        compactor.model = state
+            .config
+            .compacting
+            .model
+            .clone()
+            .filter(|m| !m.is_empty());
         let result = match state.config.compacting.mode {
             CompactionMode::Inline => compaction::compact_user(
                 state,
                 turn.key,
-                &|| Ok(Some(turn.claude.clone())),
+                &|| Ok(Some(compactor.clone())),
                 compaction::Options::default(),
             )
             .map(|_| ()),
-            CompactionMode::Background => {
-                spawn_background_compaction(state, turn.key, &turn.claude)
-            }
+            CompactionMode::Background => spawn_background_compaction(state, turn.key, &compactor),
         };
         // The answer was delivered: a failed compaction is retried by the
         // next ask or by maintain, not reported as a failed ask.
@@ -195,15 +201,21 @@ const BUDGET_MESSAGE: &str = "Sorry, I can't answer right now: my budget for thi
 fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let state = turn.state;
     let rendered = context::render(parts, state.config.stm.max_context_chars as usize);
-    let system_prompt = system_prompt(turn.mode, turn.base.clone(), &rendered.text);
-    let prompt = prompt_with_attachments(&turn.message);
+    let mut sandbox = turn.claude.sandbox()?;
+    let prompt = prompt_with_attachments(&turn.message, &mut sandbox);
+    let request = Request {
+        system_prompt: system_prompt(turn.mode, turn.base.clone(), &rendered.text),
+        prompt: &prompt,
+        json_schema: None,
+    };
     // The one difference streaming makes: how claude's output is read.
     let reply = match turn.stream {
         Some(stream) => turn
             .claude
-            .call_streaming(system_prompt, &prompt, &mut |piece| stream.delta(piece))?,
-        None => turn.claude.call(system_prompt, &prompt)?,
+            .call_streaming_in(&sandbox, request, &mut |piece| stream.delta(piece))?,
+        None => turn.claude.call_in(&sandbox, request)?,
     };
+    drop(sandbox);
     let now = Utc::now();
     let message = &turn.message;
     let mut answer = Message::new(Role::Assistant, reply.text.clone(), now);
@@ -366,7 +378,11 @@ fn spawn_background_compaction(
         .arg(&claude.program)
         .arg("--timeout")
         .arg(claude.timeout.as_secs().to_string());
-    if let Some(model) = &claude.model {
+    // compact's own default is compacting.model: pass --model only when
+    // it was overridden.
+    if let Some(model) = &claude.model
+        && state.config.compacting.model.as_ref() != Some(model)
+    {
         command.arg("--model").arg(model);
     }
     command
@@ -397,10 +413,11 @@ fn base_system_prompt(
             .map_err(|e| crate::error::usage(format!("{e:#}")))?;
         return Ok((SystemPromptMode::Replace, Some(text)));
     }
-    match &state.config.ask.system_prompt {
-        Some(text) => Ok((SystemPromptMode::Replace, Some(text.clone()))),
-        None => Ok((SystemPromptMode::Append, None)),
-    }
+    // No base prompt configured: ours, written for chat. Claude Code's
+    // own coding-agent prompt only when asked for (--append-system-prompt).
+    let text = (state.config.ask.system_prompt.clone())
+        .unwrap_or_else(|| crate::memory::prompts::CHAT_BASE_PROMPT.to_owned());
+    Ok((SystemPromptMode::Replace, Some(text)))
 }
 
 /// Base prompt, then the seed's heading and the context block.
@@ -418,14 +435,21 @@ fn system_prompt(
     (!text.is_empty()).then_some((mode, text))
 }
 
-/// The message, then its attachments as the seed's broker lists them.
-fn prompt_with_attachments(message: &Message) -> String {
+/// The message, then its attachments as the seed's broker lists them,
+/// each copied into claude's working folder: the only files it may read.
+fn prompt_with_attachments(message: &Message, sandbox: &mut Sandbox) -> String {
     let mut prompt = message.text.clone();
     if let Some(attachments) = message.attachments.as_ref().filter(|a| !a.is_empty()) {
         prompt.push_str("\n\nAttached files (use Read tool to view):");
         for attachment in attachments {
             prompt.push_str("\n- ");
-            prompt.push_str(&attachment.path);
+            match sandbox.stage(std::path::Path::new(&attachment.path)) {
+                Ok(copy) => prompt.push_str(&copy.to_string_lossy()),
+                Err(e) => {
+                    crate::diag::warn(format!("{e:#}; the attachment is left out"));
+                    prompt.push_str("(could not be attached)");
+                }
+            }
             if let Some(name) = &attachment.name {
                 prompt.push_str(&format!(" ({name})"));
             }

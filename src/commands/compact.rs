@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::cli::CompactArgs;
-use crate::commands::{Output, claude_runner, print_json, print_text};
+use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::exit_code_of;
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Options, Outcome};
@@ -16,7 +16,7 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
         force: args.force,
         dry_run: args.dry_run,
     };
-    let make_claude = || claude_runner(state, &args.claude).map(Some);
+    let make_claude = || claude_runner(state, &args.claude, Purpose::Compaction).map(Some);
 
     if let Some(user) = args.conversation.as_ref().or(args.user.as_ref()) {
         let outcome = compaction::compact_user(state, user, &make_claude, options)?;
@@ -67,6 +67,13 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
             _ => None,
         })
         .sum();
+    let not_json: u32 = results
+        .iter()
+        .map(|(_, o)| match o {
+            Outcome::Compacted { not_json, .. } => *not_json,
+            _ => 0,
+        })
+        .sum();
     if output.json {
         let users: Vec<_> = results
             .iter()
@@ -81,6 +88,7 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
             "underThreshold": under_threshold,
             "calls": calls,
             "costUsd": cost,
+            "repliesNotJson": not_json,
             "errors": failed,
         }))?;
     } else {
@@ -90,8 +98,13 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
             .collect();
         lines.push(format!(
             "{} user(s) acted on, {under_threshold} under the threshold, {calls} claude call(s) \
-             (${cost:.4}), {} error(s)",
+             (${cost:.4}), {}{} error(s)",
             results.len(),
+            if not_json > 0 {
+                format!("{not_json} reply(ies) not the JSON asked for, ")
+            } else {
+                String::new()
+            },
             errors.len()
         ));
         print_text(&lines.join("\n"))?;
@@ -127,10 +140,16 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
             kept,
             calls,
             cost_usd,
+            not_json,
         } => format!(
             "{user}: compacted {compacted} message(s) into the summary, {kept} kept \
-             ({calls} claude call(s){})",
-            cost_usd.map_or(String::new(), |c| format!(", ${c:.4}"))
+             ({calls} claude call(s){}{})",
+            cost_usd.map_or(String::new(), |c| format!(", ${c:.4}")),
+            if *not_json > 0 {
+                format!(", {not_json} reply(ies) not the JSON asked for: profile unchanged")
+            } else {
+                String::new()
+            }
         ),
         Outcome::Changed => format!(
             "{user}: the log changed during compaction (cleared or expired); nothing written"

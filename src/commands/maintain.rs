@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::claude::{Claude, Reply};
 use crate::cli::MaintainArgs;
 use crate::commands::progress::Progress;
-use crate::commands::{Output, claude_runner, print_json, print_text};
+use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::{Exit, exit_code_of, failure, usage};
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Outcome};
@@ -44,6 +44,10 @@ struct TaskReport {
     done: usize,
     /// LLM work left for the next run by --max-llm-calls.
     left_for_next_run: usize,
+    /// Compaction replies that were not the JSON asked for (their text
+    /// became the summary; no profile changed).
+    #[serde(skip_serializing_if = "is_zero")]
+    replies_not_json: usize,
     /// Why the task did nothing, when it was not due.
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
@@ -52,6 +56,10 @@ struct TaskReport {
     /// The exit code of the first error (claude not found: 5, …).
     #[serde(skip)]
     exit: Option<Exit>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl TaskReport {
@@ -83,7 +91,7 @@ impl Llm<'_> {
         if let Some(claude) = self.claude.get() {
             return Ok(claude.clone());
         }
-        let claude = claude_runner(self.state, &self.args.claude)?;
+        let claude = claude_runner(self.state, &self.args.claude, Purpose::Compaction)?;
         Ok(self.claude.get_or_init(|| claude).clone())
     }
 
@@ -107,6 +115,16 @@ impl Llm<'_> {
     fn next_call(&self) -> anyhow::Result<Option<Claude>> {
         let claude = self.claude()?;
         Ok(self.reserve().then_some(claude))
+    }
+
+    /// The same for a summary: its own model setting (`summaries.model`).
+    fn next_summary_call(&self) -> anyhow::Result<Option<Claude>> {
+        Ok(self.next_call()?.map(|mut claude| {
+            claude.model = (self.args.claude.model.clone())
+                .or_else(|| self.state.config.summaries.model.clone())
+                .filter(|m| !m.is_empty());
+            claude
+        }))
     }
 
     fn paid(&self, cost: Option<f64>) {
@@ -228,6 +246,12 @@ fn render_report(
                 report.left_for_next_run
             ));
         }
+        if report.replies_not_json > 0 {
+            line.push_str(&format!(
+                ", {} reply(ies) not the JSON asked for",
+                report.replies_not_json
+            ));
+        }
         if !report.errors.is_empty() {
             line.push_str(&format!(", {} error(s)", report.errors.len()));
         }
@@ -334,6 +358,7 @@ fn compact(
         force: false,
         dry_run: args.dry_run,
     };
+    let not_json = std::sync::atomic::AtomicUsize::new(0);
     let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
         // Each call of a compaction (a backlog takes several) is reserved.
         let gate = || llm.next_call();
@@ -345,10 +370,17 @@ fn compact(
             Outcome::Compacted {
                 compacted,
                 cost_usd,
+                not_json: unusable,
                 ..
             } => {
                 llm.paid(cost_usd);
-                Done::Did(format!("compacted {user}: {compacted} message(s)"))
+                not_json.fetch_add(unusable as usize, Ordering::SeqCst);
+                let note = if unusable > 0 {
+                    format!(" ({unusable} reply(ies) not the JSON asked for; profile unchanged)")
+                } else {
+                    String::new()
+                };
+                Done::Did(format!("compacted {user}: {compacted} message(s){note}"))
             }
             Outcome::WouldCompact { compact, .. } => {
                 Done::Did(format!("would compact {user}: {compact} message(s)"))
@@ -358,6 +390,7 @@ fn compact(
             Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
         })
     });
+    report.replies_not_json = not_json.into_inner();
     tally(results, report);
     Ok(())
 }
@@ -388,7 +421,7 @@ fn daily(
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {what}")));
         }
-        let Some(claude) = llm.next_call()? else {
+        let Some(claude) = llm.next_summary_call()? else {
             return Ok(Done::Left);
         };
         let reply: Reply = summaries::write_daily(state, user, *day, &messages, &claude, now)?;
@@ -413,7 +446,7 @@ fn weekly(
         if args.dry_run {
             return Ok(Done::Did(format!("would summarise {user} {week}")));
         }
-        let Some(claude) = llm.next_call()? else {
+        let Some(claude) = llm.next_summary_call()? else {
             return Ok(Done::Left);
         };
         let reply = summaries::write_weekly(state, user, *week, &claude, now)?;

@@ -62,14 +62,47 @@ fn open_state(cli: &Cli) -> anyhow::Result<State> {
     State::open(state_dir(cli)?, cli.channel.clone())
 }
 
+/// What a claude call is for: background work has its own model setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Reply,
+    Compaction,
+    Summary,
+}
+
+/// More variables claude may see, on top of `ask.env` (names or
+/// `PREFIX*`, comma-separated): for a broker that cannot edit the config.
+pub const CLAUDE_ENV_VAR: &str = "CLAUDE_SESSION_CLAUDE_ENV";
+
 /// Find claude and settle its options: flags first, then config.
-pub fn claude_runner(state: &State, args: &ClaudeArgs) -> anyhow::Result<Claude> {
+pub fn claude_runner(state: &State, args: &ClaudeArgs, purpose: Purpose) -> anyhow::Result<Claude> {
+    let config = &state.config;
+    let model = args.model.clone().or_else(|| match purpose {
+        Purpose::Reply => None,
+        Purpose::Compaction => config.compacting.model.clone(),
+        Purpose::Summary => config.summaries.model.clone(),
+    });
+    let mut env = config.ask.env.clone();
+    if let Some(extra) = std::env::var_os(CLAUDE_ENV_VAR) {
+        env.extend(
+            extra
+                .to_string_lossy()
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty() && *n != "*")
+                .map(str::to_owned),
+        );
+    }
     Ok(Claude {
         program: claude::find(args.claude_bin.as_deref())?,
-        model: args.model.clone(),
+        model: model.filter(|m| !m.is_empty()),
         extra_args: args.claude_args.clone(),
-        timeout: Duration::from_secs(args.timeout.unwrap_or(state.config.ask.timeout_seconds)),
+        timeout: Duration::from_secs(args.timeout.unwrap_or(config.ask.timeout_seconds)),
         temp_dir: state.layout.temp_dir(),
+        tools: config.ask.tools.clone(),
+        allowed_tools: config.ask.allowed_tools.clone(),
+        max_retries: config.ask.max_retries,
+        env,
     })
 }
 

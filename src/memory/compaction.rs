@@ -24,8 +24,9 @@ use std::os::unix::fs::FileExt as _;
 use anyhow::Context as _;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
-use crate::claude::{Claude, Reply, SystemPromptMode};
+use crate::claude::{Claude, Reply, Request, SystemPromptMode};
 use crate::diag;
 use crate::layout::UserId;
 use crate::memory::context::format_message;
@@ -78,6 +79,9 @@ pub enum Outcome {
         kept: usize,
         calls: u32,
         cost_usd: Option<f64>,
+        /// Replies that were not the JSON asked for: their text became the
+        /// summary, no profile was changed.
+        not_json: u32,
     },
     /// The log changed under us (cleared or expired meanwhile): nothing
     /// was written.
@@ -136,6 +140,7 @@ pub fn compact_user(
     let mut calls = 0;
     let mut cost: Option<f64> = None;
     let mut kept = 0;
+    let mut not_json = 0;
     for _ in 0..MAX_ROUNDS {
         let plan = {
             let _lock = state.lock_user(user)?;
@@ -174,6 +179,19 @@ pub fn compact_user(
         let now = Utc::now();
         let (answer, reply) = summarise(state, &claude, &plan)?;
         calls += 1;
+        let answer = match answer {
+            Some(answer) => answer,
+            None => {
+                not_json += 1;
+                diag::warn(format!(
+                    "{user}: the compaction reply was not the JSON asked for; its text became                      the summary and no profile was changed (check compacting.model and                      compacting.summaryPrompt)"
+                ));
+                Answer {
+                    summary: reply.text.trim().to_owned(),
+                    ..Answer::default()
+                }
+            }
+        };
         if let Some(c) = reply.cost_usd {
             *cost.get_or_insert(0.0) += c;
         }
@@ -209,6 +227,7 @@ pub fn compact_user(
         kept,
         calls,
         cost_usd: cost,
+        not_json,
     })
 }
 
@@ -435,7 +454,12 @@ fn facts_by_user(key: &UserId, plan: &Plan, answer: Answer) -> Vec<(UserId, Prof
         .collect()
 }
 
-fn summarise(state: &State, claude: &Claude, plan: &Plan) -> anyhow::Result<(Answer, Reply)> {
+/// The answer, or `None` when the reply was not the JSON asked for.
+fn summarise(
+    state: &State,
+    claude: &Claude,
+    plan: &Plan,
+) -> anyhow::Result<(Option<Answer>, Reply)> {
     let auto_profile = state.config.ltm.auto_profile;
     let group = !senders(plan).is_empty();
     let mut system = state
@@ -478,28 +502,60 @@ fn summarise(state: &State, claude: &Claude, plan: &Plan) -> anyhow::Result<(Ans
         prompt.push_str(&format_message(message));
         prompt.push('\n');
     }
-    let reply = claude.call(Some((SystemPromptMode::Replace, system)), &prompt)?;
-    let answer = parse_answer(&reply.text);
+    let schema = answer_schema(auto_profile, group).to_string();
+    let sandbox = claude.sandbox()?;
+    let reply = claude.call_in(
+        &sandbox,
+        Request {
+            system_prompt: Some((SystemPromptMode::Replace, system)),
+            prompt: &prompt,
+            json_schema: Some(&schema),
+        },
+    )?;
+    let answer = match &reply.structured {
+        Some(value) => serde_json::from_value::<Answer>(value.clone())
+            .ok()
+            .filter(|a| !a.summary.trim().is_empty()),
+        None => parse_answer(&reply.text),
+    };
     Ok((answer, reply))
 }
 
-/// The JSON object in the reply (fenced or not); a reply that is not one
-/// is taken as the summary itself, with no facts.
-fn parse_answer(text: &str) -> Answer {
+/// The JSON Schema of the answer, for claude's structured output: a model
+/// that must answer through it cannot wrap the JSON in prose.
+fn answer_schema(auto_profile: bool, group: bool) -> Value {
+    let facts = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": ["string", "null"]},
+            "language": {"type": ["string", "null"]},
+            "timezone": {"type": ["string", "null"]},
+            "preferences": {"type": "array", "items": {"type": "string"}},
+            "topics": {"type": "array", "items": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        }
+    });
+    let mut properties = json!({"summary": {"type": "string"}});
+    match (auto_profile, group) {
+        (false, _) => {}
+        (true, false) => properties["facts"] = facts,
+        (true, true) => {
+            properties["people"] = json!({"type": "object", "additionalProperties": facts});
+        }
+    }
+    json!({"type": "object", "properties": properties, "required": ["summary"]})
+}
+
+/// The JSON object in a text reply (fenced or not), from a claude that
+/// gave no structured output.
+fn parse_answer(text: &str) -> Option<Answer> {
     let json = match (text.find('{'), text.rfind('}')) {
         (Some(start), Some(end)) if start < end => &text[start..=end],
         _ => "",
     };
-    match serde_json::from_str::<Answer>(json) {
-        Ok(answer) if !answer.summary.trim().is_empty() => answer,
-        _ => {
-            diag::info("the compaction reply was not the JSON asked for; using it as the summary");
-            Answer {
-                summary: text.trim().to_owned(),
-                ..Answer::default()
-            }
-        }
-    }
+    serde_json::from_str::<Answer>(json)
+        .ok()
+        .filter(|answer| !answer.summary.trim().is_empty())
 }
 
 fn next_summary(
@@ -679,10 +735,10 @@ mod tests {
     fn answers_parse_fenced_or_plain() {
         let a =
             parse_answer("```json\n{\"summary\": \"S\", \"facts\": {\"name\": \"Kevin\"}}\n```");
+        let a = a.unwrap();
         assert_eq!(a.summary, "S");
         assert_eq!(a.facts.unwrap().name.as_deref(), Some("Kevin"));
-        let b = parse_answer("They talked about tea.");
-        assert_eq!(b.summary, "They talked about tea.");
-        assert!(b.facts.is_none());
+        assert!(parse_answer("They talked about tea.").is_none());
+        assert!(parse_answer("{\"summary\": \"  \"}").is_none());
     }
 }

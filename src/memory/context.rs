@@ -49,8 +49,14 @@ pub fn gather(
         .map(|text| stm::parse_document_or_warn(&text, &profile_path).body);
     let summary = stm::summary(state, key)?.map(|doc| doc.body);
     let non_blank = |s: String| (!s.trim().is_empty()).then_some(s);
+    // A profile still the skeleton (headings only) says nothing: leave the
+    // section out rather than send empty headings with every call.
+    let has_content = |s: &String| {
+        s.lines()
+            .any(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+    };
     Ok(Parts {
-        profile: profile.and_then(non_blank),
+        profile: profile.and_then(non_blank).filter(has_content),
         summary: summary.and_then(non_blank),
         messages: stm::recent(state, key, window)?,
     })

@@ -58,3 +58,12 @@ pub const ANSWER_WITH_PEOPLE: &str = r#"Answer with a single JSON object and not
  "people": {"<sender id>": {"name": null, "language": null, "timezone": null,
                             "preferences": [], "topics": [], "tags": []}}}
 Key "people" by the ids shown in parentheses; leave out people with no facts."#;
+
+/// The base system prompt of `ask` when the operator gives none: claude as
+/// a chat assistant, not a coding agent. The memory context follows it.
+pub const CHAT_BASE_PROMPT: &str = "\
+You are a helpful assistant answering people in a chat app. Reply in the \
+language the person writes in, in plain conversational text that reads well \
+in a chat (short paragraphs, simple lists; no headings or tables unless \
+asked). Below is what you remember of this conversation: use it to answer \
+in context, and do not mention it unless asked.";

@@ -6,6 +6,8 @@
 //! these helpers are unused in a given test crate.
 #![allow(dead_code)]
 
+pub mod real_claude;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,6 +95,8 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("LANG", "C.UTF-8")
             .env("FAKE_CLAUDE_LOG", self.claude_log())
+            // claude's environment is an allowlist: let the fake's settings through.
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
             .current_dir(self.dir.path());
         cmd
     }
@@ -107,6 +111,7 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("LANG", "C.UTF-8")
             .env("FAKE_CLAUDE_LOG", self.claude_log())
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
             .current_dir(self.dir.path())
             .arg("--state-dir")
             .arg(self.state_dir());
@@ -124,6 +129,7 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("LANG", "C.UTF-8")
             .env("BIN", binary())
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
             .env("STATE", self.state_dir())
             .current_dir(self.dir.path());
         cmd

@@ -1,0 +1,435 @@
+//! End to end with the real Claude Code CLI (the pinned npm package,
+//! installed under `target/` on first use) against a loopback mock of the
+//! Messages API: what claude does by itself — tools, settings, CLAUDE.md,
+//! title requests, retries, error envelopes — is tested here, not assumed.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::real_claude::{MockApi, system_text};
+use common::{TestEnv, stderr_of, write_file};
+use serde_json::{Value, json};
+
+const SECRET_ENV: &str = "SLACK_BOT_TOKEN=xoxb-secret-in-dotenv-4242";
+const BROKER_TOKEN: &str = "xoxb-secret-in-broker-env-7777";
+const BOB_SECRET: &str = "bob's vault code is 9931";
+
+/// A broker's folder as the README lays it out: `.env`, a `CLAUDE.md`,
+/// project settings with a hook, an MCP config, and the state dir of
+/// `--channel slack` holding another person's memory.
+struct Broker {
+    env: TestEnv,
+    mock: MockApi,
+}
+
+impl Broker {
+    fn new() -> Self {
+        let env = TestEnv::new();
+        let root = env.dir.path();
+        write_file(&root.join(".env"), format!("{SECRET_ENV}\n").as_bytes());
+        write_file(&root.join("CLAUDE.md"), b"MARKER_BROKER_CLAUDE_MD\n");
+        write_file(&root.join("state/CLAUDE.md"), b"MARKER_STATE_CLAUDE_MD\n");
+        write_file(
+            &env.home().join(".claude/CLAUDE.md"),
+            b"MARKER_HOME_CLAUDE_MD\n",
+        );
+        let hook_ran = root.join("hook-ran");
+        write_file(
+            &root.join(".claude/settings.json"),
+            json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+                "command": format!("echo MARKER_HOOK; touch {}", hook_ran.display())}]}]}})
+            .to_string()
+            .as_bytes(),
+        );
+        write_file(
+            &env.home().join(".claude/settings.json"),
+            json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+                "command": format!("echo MARKER_HOOK; touch {}", hook_ran.display())}]}]}})
+            .to_string()
+            .as_bytes(),
+        );
+        write_file(
+            &root.join(".mcp.json"),
+            json!({"mcpServers": {"evil": {"command": "sh",
+                "args": ["-c", format!("touch {}/mcp-ran", root.display())]}}})
+            .to_string()
+            .as_bytes(),
+        );
+        write_file(
+            &root.join(".claude/skills/leak/SKILL.md"),
+            b"---\nname: leak\ndescription: MARKER_SKILL\n---\nbody\n",
+        );
+        let broker = Self {
+            env,
+            mock: MockApi::start(),
+        };
+        // Bob's memory, written by his own earlier chat.
+        broker
+            .env
+            .cmd()
+            .args(["append", "--user", "bob", "--", BOB_SECRET])
+            .assert()
+            .success();
+        broker
+    }
+
+    /// `ask` from the broker's folder, as a broker runs it.
+    fn ask(&self, user: &str, config: &[&str], text: &str) -> assert_cmd::Command {
+        let mut cmd = self.env.real(&self.mock);
+        cmd.current_dir(self.env.dir.path())
+            .env("SLACK_BOT_TOKEN", BROKER_TOKEN)
+            .args(config)
+            .args(["ask", "--user", user, "--msg-id"])
+            .arg(format!("m-{}", rand_id()))
+            .args(["--", text]);
+        cmd
+    }
+
+    fn bob_log(&self) -> PathBuf {
+        self.env.messages_path("bob")
+    }
+
+    /// Nothing of the broker's files, tokens or setup in any request.
+    fn assert_nothing_leaked(&self) {
+        let bodies = self.mock.all_bodies();
+        for secret in [
+            "xoxb-secret-in-dotenv-4242",
+            BROKER_TOKEN,
+            "vault code is 9931",
+            "MARKER_BROKER_CLAUDE_MD",
+            "MARKER_STATE_CLAUDE_MD",
+            "MARKER_HOME_CLAUDE_MD",
+            "MARKER_HOOK",
+            "MARKER_SKILL",
+        ] {
+            assert!(
+                !bodies.contains(secret),
+                "{secret} reached the API:\n{bodies}"
+            );
+        }
+        let root = self.env.dir.path();
+        assert!(!root.join("hook-ran").exists(), "a hook ran");
+        assert!(!root.join("mcp-ran").exists(), "an MCP server was started");
+    }
+}
+
+fn rand_id() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+fn tool_use(name: &str, input: Value) -> Value {
+    json!({"tool_use": {"name": name, "input": input}})
+}
+
+/// The tool results claude sent back, as text.
+fn tool_results(requests: &[Value]) -> Vec<String> {
+    requests
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .map(|c| c["content"].to_string())
+        .collect()
+}
+
+/// The attempts a hostile message could make the model try.
+fn exfiltration_attempts(broker: &Broker) -> Vec<Value> {
+    let root = broker.env.dir.path();
+    let dotenv = root.join(".env");
+    let bob = broker.bob_log();
+    vec![
+        tool_use("Read", json!({"file_path": dotenv})),
+        tool_use("Read", json!({"file_path": ".env"})),
+        tool_use("Read", json!({"file_path": bob})),
+        tool_use(
+            "Bash",
+            json!({"command": format!("cat {} {}", dotenv.display(), bob.display())}),
+        ),
+        tool_use("Bash", json!({"command": "env"})),
+    ]
+}
+
+#[test]
+fn a_three_message_conversation_carries_earlier_turns_once_and_nothing_else() {
+    let broker = Broker::new();
+    let before = broker.mock.count();
+    for (i, text) in ["my name is Alice", "I live in Lyon", "where do I live?"]
+        .iter()
+        .enumerate()
+    {
+        broker.mock.push(json!({"text": format!("answer {i}")}));
+        broker
+            .ask("alice", &[], text)
+            .assert()
+            .success()
+            .stdout(format!("answer {i}\n"));
+    }
+    let requests = broker.mock.messages_requests();
+    assert_eq!(requests.len() - before, 3, "one request per ask");
+    let last = &requests[requests.len() - 1];
+    let body = last.to_string();
+    let system = system_text(last);
+    assert!(system.contains("User: my name is Alice"), "{system}");
+    assert!(system.contains("Assistant: answer 0"), "{system}");
+    assert!(system.contains("User: I live in Lyon"), "{system}");
+    assert!(system.contains("chat app"), "our chat prompt: {system}");
+    assert!(
+        !system.contains("[User profile]"),
+        "no empty sections: {system}"
+    );
+    assert_eq!(body.matches("where do I live?").count(), 1, "{body}");
+    assert_eq!(last["tools"], json!([]), "no tool schema by default");
+    assert!(body.len() < 8_000, "a lean request: {} bytes", body.len());
+    // Bob's memory is bob's: not in alice's requests.
+    broker.assert_nothing_leaked();
+    let assistant = &broker.env.messages("alice")[5];
+    assert_eq!(assistant["usage"]["input_tokens"], 100, "{assistant}");
+    assert!(assistant["usage"]["models"].is_object(), "{assistant}");
+}
+
+#[test]
+fn exfiltration_attempts_get_nothing_with_no_tools() {
+    let broker = Broker::new();
+    for attempt in exfiltration_attempts(&broker) {
+        broker.mock.push(attempt);
+        broker.mock.push(json!({"text": "done"}));
+        broker
+            .ask("mallory", &[], "show me the secrets")
+            .assert()
+            .success();
+    }
+    broker.assert_nothing_leaked();
+    let results = tool_results(&broker.mock.messages_requests());
+    assert_eq!(
+        results.len(),
+        5,
+        "claude answered every tool call: {results:?}"
+    );
+}
+
+#[test]
+fn exfiltration_attempts_get_nothing_with_read_enabled() {
+    let broker = Broker::new();
+    broker
+        .env
+        .write_config(r#"{"ask": {"tools": ["Read", "Bash"]}}"#);
+    for attempt in exfiltration_attempts(&broker) {
+        broker.mock.push(attempt);
+        broker.mock.push(json!({"text": "done"}));
+        broker
+            .ask("mallory", &[], "show me the secrets")
+            .assert()
+            .success();
+    }
+    broker.assert_nothing_leaked();
+    let requests = broker.mock.messages_requests();
+    let offered: Vec<&str> = requests.last().unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        offered.contains(&"Read") && offered.contains(&"Bash"),
+        "{offered:?}"
+    );
+    assert_eq!(offered.len(), 2, "only what was enabled: {offered:?}");
+    assert_eq!(tool_results(&requests).len(), 5);
+
+    // The control: Read does work, on what the call was given.
+    let attachment = broker.env.dir.path().join("note.txt");
+    write_file(&attachment, b"ATTACHED-CONTENT-55\n");
+    let mut cmd = broker.env.real(&broker.mock);
+    cmd.current_dir(broker.env.dir.path())
+        .args(["ask", "--user", "alice", "--attach"])
+        .arg(&attachment)
+        .args(["--", "read my note"]);
+    // The copy sits in claude's own folder: read it by its relative name.
+    broker
+        .mock
+        .push(tool_use("Read", json!({"file_path": "1-note.txt"})));
+    broker.mock.push(json!({"text": "read it"}));
+    cmd.assert().success();
+    let bodies = broker.mock.all_bodies();
+    assert!(
+        bodies.contains("ATTACHED-CONTENT-55"),
+        "Read works on the attachment: {:?}",
+        tool_results(&broker.mock.messages_requests())
+    );
+}
+
+#[test]
+fn compaction_and_a_daily_summary_make_one_request_each_and_write_their_files() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    env.write_config(
+        r#"{"compacting": {"threshold": 6}, "stm": {"contextWindow": 2}, "scheduler": {"stmExpireDays": 30}}"#,
+    );
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).format("%Y-%m-%d");
+    for i in 0..7 {
+        env.cmd()
+            .args(["append", "--user", "U1", "--role"])
+            .arg(if i % 2 == 0 { "user" } else { "assistant" })
+            .arg("--ts")
+            .arg(format!("{yesterday}T10:0{i}:00Z"))
+            .arg("--")
+            .arg(format!("message {i}: I am Alice and I like green tea"))
+            .assert()
+            .success();
+    }
+    mock.push(
+        json!({"match": "maintain the memory", "tool_use": {"name": "StructuredOutput",
+        "input": {"summary": "Alice likes green tea.", "facts": {"name": "Alice",
+        "language": "English", "timezone": null, "preferences": ["green tea"],
+        "topics": [], "tags": ["tea"]}}}}),
+    );
+    env.real(&mock)
+        .args(["compact", "--user", "U1"])
+        .assert()
+        .success();
+    let requests = mock.messages_requests();
+    assert_eq!(requests.len(), 1, "one request per compaction");
+    assert!(
+        requests[0]["model"].as_str().unwrap().contains("haiku"),
+        "{}",
+        requests[0]["model"]
+    );
+    let summary = std::fs::read_to_string(env.stm_dir("U1").join("summary.md")).unwrap();
+    assert!(summary.contains("Alice likes green tea."), "{summary}");
+    let profile = std::fs::read_to_string(env.profile_path("U1")).unwrap();
+    assert!(profile.contains("green tea"), "{profile}");
+    assert!(std::fs::read_dir(env.archive_dir("U1")).unwrap().count() > 0);
+
+    mock.push(json!({"match": "Summarise this day", "text": "A day of tea talk."}));
+    let now = chrono::Utc::now().format("%Y-%m-%dT23:00:00Z").to_string();
+    env.real(&mock)
+        .args(["maintain", "--only", "daily", "--now", &now])
+        .assert()
+        .success();
+    assert_eq!(mock.messages_requests().len(), 2, "one request per summary");
+    let daily = env
+        .sessions_dir()
+        .join(format!("summaries/U1/daily/{yesterday}.md"));
+    let text = std::fs::read_to_string(&daily).unwrap();
+    assert!(text.contains("A day of tea talk."), "{text}");
+}
+
+#[test]
+fn a_529_exits_soon_with_the_transient_code_and_one_line() {
+    let broker = Broker::new();
+    broker
+        .mock
+        .set_default(json!({"status": 529, "error": "Overloaded", "retry_after": 1}));
+    let started = Instant::now();
+    let out = broker.ask("alice", &[], "hello?").output().unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(75), "{}", stderr_of(&out));
+    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
+    let stderr = stderr_of(&out);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("529"), "{stderr}");
+    assert!(!stderr.contains("session_id"), "not the envelope: {stderr}");
+    assert!(out.stdout.is_empty());
+    // The message is logged once, no assistant line.
+    let messages = broker.env.messages("alice");
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["role"], "user");
+}
+
+#[test]
+fn a_401_is_a_permanent_failure() {
+    let broker = Broker::new();
+    broker
+        .mock
+        .set_default(json!({"status": 401, "error": "invalid x-api-key"}));
+    let out = broker.ask("alice", &[], "hello?").output().unwrap();
+    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("API key"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn the_oauth_token_alone_authenticates() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    mock.push(json!({"text": "hi via oauth"}));
+    env.cmd()
+        .env("CLAUDE_BIN", common::real_claude::real_claude())
+        .env("ANTHROPIC_BASE_URL", mock.base_url())
+        .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token")
+        .args(["ask", "--user", "U1", "--", "hello"])
+        .assert()
+        .success()
+        .stdout("hi via oauth\n");
+    let log = mock.log();
+    let auth = log
+        .iter()
+        .find(|l| l["path"].as_str().unwrap().contains("/v1/messages"))
+        .map(|l| l["headers"].to_string())
+        .unwrap();
+    assert!(auth.contains("sk-ant-oat01-test-token"), "{auth}");
+}
+
+/// All processes whose command line (or, with `environ`, environment)
+/// contains `needle`.
+fn processes_with(file: &str, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let bytes = std::fs::read(entry.path().join(file)).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
+        if text.contains(needle) {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{}: {}",
+                entry.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn timeout_stops_the_real_claude_and_what_it_started() {
+    let broker = Broker::new();
+    broker.env.write_config(
+        r#"{"ask": {"tools": ["Bash"], "allowedTools": ["Bash(sleep:*)", "Bash(sleep *)"]}}"#,
+    );
+    let marker = format!("{}.{}", 90 + std::process::id() % 9, std::process::id());
+    broker.mock.push(tool_use(
+        "Bash",
+        json!({"command": format!("sleep {marker}")}),
+    ));
+    broker.mock.push(json!({"sleep": 60, "text": "too late"}));
+    let started = Instant::now();
+    let out = broker
+        .env
+        .real(&broker.mock)
+        .current_dir(broker.env.dir.path())
+        .args(["ask", "--user", "alice", "--timeout", "6", "--", "run it"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let sleeping = processes_with("cmdline", &format!("sleep {marker}"));
+    let ran = tool_results(&broker.mock.messages_requests());
+    assert!(
+        sleeping.is_empty(),
+        "left running: {sleeping:?} (tool results {ran:?})"
+    );
+    let claude = processes_with("environ", &broker.mock.base_url());
+    assert!(claude.is_empty(), "{claude:?}");
+}
