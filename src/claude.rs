@@ -960,6 +960,8 @@ fn is_transient(status: Option<u64>, message: &str) -> bool {
         "socket hang up",
         "Connection error",
         "timed out",
+        // The API's event stream cut off midway (claude -p, streaming).
+        "Stream ended",
     ];
     NETWORK.iter().any(|needle| message.contains(needle))
 }
@@ -1065,6 +1067,13 @@ mod tests {
             ),
             (
                 envelope("null", "API Error: Unable to connect to API (ECONNRESET)"),
+                Exit::ClaudeUnavailable,
+            ),
+            (
+                envelope(
+                    "null",
+                    "API Error: Stream ended without receiving any events",
+                ),
                 Exit::ClaudeUnavailable,
             ),
             (

@@ -174,11 +174,8 @@ fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
         .output()
         .unwrap();
     let code = out.status.code();
-    assert!(
-        code.is_some_and(|c| c != 0),
-        "{code:?}: {}",
-        stderr_of(&out)
-    );
+    // Lost connection: a retry may work.
+    assert_eq!(code, Some(75), "{}", stderr_of(&out));
     let all = events(&stdout_of(&out));
     let kinds = kinds(&all);
     assert_eq!(kinds.last(), Some(&"error"), "{all:?}");
