@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarise old messages of one user or all users now')
             [CompletionResult]::new('maintain', 'maintain', [CompletionResultType]::ParameterValue, 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a broker needs before going live; say what to fix')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -480,6 +481,25 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         'claude-session;session;help;help' {
             break
         }
+        'claude-session;doctor' {
+            [CompletionResult]::new('--claude-bin', '--claude-bin', [CompletionResultType]::ParameterName, 'The claude program [default: `claude` on PATH]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model for claude (passed as `--model`)')
+            [CompletionResult]::new('--claude-arg', '--claude-arg', [CompletionResultType]::ParameterName, 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
+            [CompletionResult]::new('--live', '--live', [CompletionResultType]::ParameterName, 'Also make one minimal real call to claude (costs a few tokens)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'claude-session;help' {
             [CompletionResult]::new('ask', 'ask', [CompletionResultType]::ParameterValue, 'Log a message, answer it with `claude -p` and the user''s memory, print the reply')
             [CompletionResult]::new('append', 'append', [CompletionResultType]::ParameterValue, 'Log one message (any role), for brokers that call claude themselves')
@@ -487,6 +507,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarise old messages of one user or all users now')
             [CompletionResult]::new('maintain', 'maintain', [CompletionResultType]::ParameterValue, 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a broker needs before going live; say what to fix')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -558,6 +579,9 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;help;session;reindex' {
+            break
+        }
+        'claude-session;help;doctor' {
             break
         }
         'claude-session;help;help' {

@@ -28,6 +28,9 @@ _claude__session() {
             claude__session,context)
                 cmd="claude__session__subcmd__context"
                 ;;
+            claude__session,doctor)
+                cmd="claude__session__subcmd__doctor"
+                ;;
             claude__session,help)
                 cmd="claude__session__subcmd__help"
                 ;;
@@ -48,6 +51,9 @@ _claude__session() {
                 ;;
             claude__session__subcmd__help,context)
                 cmd="claude__session__subcmd__help__subcmd__context"
+                ;;
+            claude__session__subcmd__help,doctor)
+                cmd="claude__session__subcmd__help__subcmd__doctor"
                 ;;
             claude__session__subcmd__help,help)
                 cmd="claude__session__subcmd__help__subcmd__help"
@@ -200,7 +206,7 @@ _claude__session() {
 
     case "${cmd}" in
         claude__session)
-            opts="-v -q -h -V --state-dir --channel --json --verbose --quiet --help --version ask append context compact maintain session help"
+            opts="-v -q -h -V --state-dir --channel --json --verbose --quiet --help --version ask append context compact maintain session doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -499,8 +505,49 @@ _claude__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        claude__session__subcmd__doctor)
+            opts="-v -q -h -V --live --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --claude-bin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --claude-arg)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         claude__session__subcmd__help)
-            opts="ask append context compact maintain session help"
+            opts="ask append context compact maintain session doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -556,6 +603,20 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        claude__session__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

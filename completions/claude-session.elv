@@ -35,6 +35,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand compact 'Summarise old messages of one user or all users now'
             cand maintain 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
             cand session 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
+            cand doctor 'Check everything a broker needs before going live; say what to fix'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;ask'= {
@@ -438,6 +439,24 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         }
         &'claude-session;session;help;help'= {
         }
+        &'claude-session;doctor'= {
+            cand --claude-bin 'The claude program [default: `claude` on PATH]'
+            cand --timeout 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]'
+            cand --model 'Model for claude (passed as `--model`)'
+            cand --claude-arg 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
+            cand --live 'Also make one minimal real call to claude (costs a few tokens)'
+            cand --json 'Print machine-readable JSON on stdout'
+            cand -v 'Say more on stderr; shows the cause chain of errors'
+            cand --verbose 'Say more on stderr; shows the cause chain of errors'
+            cand -q 'Print no warnings, only errors'
+            cand --quiet 'Print no warnings, only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'claude-session;help'= {
             cand ask 'Log a message, answer it with `claude -p` and the user''s memory, print the reply'
             cand append 'Log one message (any role), for brokers that call claude themselves'
@@ -445,6 +464,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand compact 'Summarise old messages of one user or all users now'
             cand maintain 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
             cand session 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
+            cand doctor 'Check everything a broker needs before going live; say what to fix'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;help;ask'= {
@@ -497,6 +517,8 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;help;session;export'= {
         }
         &'claude-session;help;session;reindex'= {
+        }
+        &'claude-session;help;doctor'= {
         }
         &'claude-session;help;help'= {
         }

@@ -37,6 +37,7 @@ complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "conte
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "compact" -d 'Summarise old messages of one user or all users now'
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "maintain" -d 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "session" -d 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
+complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "doctor" -d 'Check everything a broker needs before going live; say what to fix'
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -s u -l user -d 'The user (sender) the message belongs to' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l msg-id -d 'The platform\'s message id (kept as `msgId`)' -r
@@ -263,13 +264,26 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "export" -d 'Export everything of a user'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "ask" -d 'Log a message, answer it with `claude -p` and the user\'s memory, print the reply'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "append" -d 'Log one message (any role), for brokers that call claude themselves'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "context" -d 'Print the memory context block that `ask` would inject'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "compact" -d 'Summarise old messages of one user or all users now'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "maintain" -d 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "session" -d 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l claude-bin -d 'The claude program [default: `claude` on PATH]' -r -F
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l timeout -d 'Seconds before claude is killed [default: config ask.timeoutSeconds, 300]' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l model -d 'Model for claude (passed as `--model`)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l claude-arg -d 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l live -d 'Also make one minimal real call to claude (costs a few tokens)'
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -l json -d 'Print machine-readable JSON on stdout'
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s q -l quiet -d 'Print no warnings, only errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "ask" -d 'Log a message, answer it with `claude -p` and the user\'s memory, print the reply'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "append" -d 'Log one message (any role), for brokers that call claude themselves'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "context" -d 'Print the memory context block that `ask` would inject'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "compact" -d 'Summarise old messages of one user or all users now'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "maintain" -d 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "session" -d 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "doctor" -d 'Check everything a broker needs before going live; say what to fix'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "status" -d 'Channel-wide or one user\'s counts, storage and spend'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "users" -d 'One row per user'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "show" -d 'The conversation, readable'

@@ -599,19 +599,25 @@ fn run_with_timeout(
     })
 }
 
-/// SIGTERM to claude's group, SIGKILL after the grace period: the error
-/// of a call that ran out of time.
+/// SIGTERM to claude's process tree, SIGKILL after the grace period: the
+/// error of a call that ran out of time.
 fn stop_group(
     group: libc::pid_t,
     done: &mpsc::Receiver<std::io::Result<ExitStatus>>,
     timeout: Duration,
 ) -> anyhow::Error {
+    // claude starts its Bash tool in a session of its own: the group alone
+    // would leave those running. Take the whole tree while claude is still
+    // alive to link it.
+    let tree = descendants(group);
     kill_group(group, libc::SIGTERM);
+    signal_all(&tree, libc::SIGTERM);
     if done.recv_timeout(KILL_GRACE).is_err() {
         kill_group(group, libc::SIGKILL);
         let _ = done.recv();
     }
     kill_group(group, libc::SIGKILL);
+    signal_all(&tree, libc::SIGKILL);
     failure(
         Exit::ClaudeTimeout,
         format!(
@@ -708,6 +714,59 @@ extern "C" fn forward(signal: libc::c_int) {
     unsafe {
         libc::signal(signal, libc::SIG_DFL);
         libc::raise(signal);
+    }
+}
+
+/// A process and its start time (so a reused pid is never signalled).
+type Process = (libc::pid_t, u64);
+
+/// The start time and parent of a process, from `/proc/PID/stat`.
+fn stat_of(pid: libc::pid_t) -> Option<(libc::pid_t, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold anything: split
+    // after the last `)`. Then: state, ppid, …, starttime (22nd field).
+    let fields: Vec<&str> = text
+        .get(text.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    Some((fields.get(1)?.parse().ok()?, fields.get(19)?.parse().ok()?))
+}
+
+/// Every process below `root` (not `root` itself), whatever its group or
+/// session. Linux `/proc`; elsewhere none.
+fn descendants(root: libc::pid_t) -> Vec<Process> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut children: std::collections::HashMap<libc::pid_t, Vec<Process>> = Default::default();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        if let Some((parent, start)) = stat_of(pid) {
+            children.entry(parent).or_default().push((pid, start));
+        }
+    }
+    let mut found = Vec::new();
+    let mut next = vec![root];
+    while let Some(pid) = next.pop() {
+        for &(child, start) in children.get(&pid).map(Vec::as_slice).unwrap_or_default() {
+            found.push((child, start));
+            next.push(child);
+        }
+    }
+    found
+}
+
+fn signal_all(processes: &[Process], signal: libc::c_int) {
+    for &(pid, start) in processes {
+        if stat_of(pid).is_some_and(|(_, now)| now == start) {
+            // SAFETY: kill(2) on a pid checked to be the same process
+            // (same start time) that was below our child.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+        }
     }
 }
 

@@ -16,8 +16,9 @@ Exit codes:
   3    state or I/O error (the state dir could not be read or written)
   4    a lock stayed held by another process past its deadline
   5    the claude program was not found
-  6    claude failed (non-zero exit or an error reply)
+  6    claude failed; a retry will not help (auth, bad request, output that is not a reply)
   7    a spending budget is used up; no call was made
+  75   claude is unavailable for now (rate limit, overload, server error, network): retry later
   124  claude timed out";
 
 #[derive(Debug, Parser)]
@@ -85,14 +86,41 @@ pub enum Command {
     /// Inspect and manage memory: status, users, show, clear, profile, topics, search, export
     #[command(after_help = SESSION_EXAMPLES)]
     Session(SessionArgs),
+    /// Check everything a broker needs before going live; say what to fix
+    #[command(after_help = DOCTOR_EXAMPLES)]
+    Doctor(DoctorArgs),
+}
+
+const DOCTOR_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack doctor
+  claude-session --state-dir /srv/bot doctor --live --json
+
+Checks: claude found and its version (against the tested one), authentication
+for claude (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN), the state dir
+writable and private, config.json valid; with --live one minimal real call.
+Exits 0 when every check passes, else with the code of the first failure.";
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Also make one minimal real call to claude (costs a few tokens)
+    #[arg(long)]
+    pub live: bool,
+
+    #[command(flatten)]
+    pub claude: ClaudeArgs,
 }
 
 const ASK_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack ask --user U0123ABC --msg-id 1711.1 -- \"hi, remember me?\"
   echo \"what did I say earlier?\" | claude-session --state-dir /srv/bot ask --user U0123ABC
-  claude-session --channel line ask --user U1 \\\n      --claude-arg --allowedTools --claude-arg Read -- \"look at this\"
-  claude-session --channel slack ask --stream --json --user U0123ABC --msg-id 1711.2 -- \"hi\"";
+  claude-session --channel line ask --user U1 --attach /srv/inbox/a.png -- \"look at this\"
+  claude-session --channel slack ask --stream --json --user U0123ABC --msg-id 1711.2 -- \"hi\"
+
+By default claude gets no tools, a private empty working folder and no
+settings, CLAUDE.md, hooks or MCP servers; enable tools with config
+ask.tools and ask.allowedTools (see the README's Security section).";
 
 const APPEND_EXAMPLES: &str = "\
 Examples:

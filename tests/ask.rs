@@ -789,3 +789,44 @@ fn claude_gets_a_private_folder_and_no_broker_secrets() {
         "{cwd} is removed after the call"
     );
 }
+
+/// A profile that is still the empty skeleton says nothing: no section.
+#[test]
+fn an_empty_skeleton_profile_is_left_out_of_the_context() {
+    let env = TestEnv::new();
+    ask(&env)
+        .args(["--user", "U1", "--display-name", "Kim", "--", "hi"])
+        .assert()
+        .success();
+    assert!(env.profile_path("U1").exists());
+    let system = env.claude_call(1).system_prompt;
+    assert!(!system.contains("[User profile]"), "{system}");
+    assert!(!system.contains("## Preferences"), "{system}");
+}
+
+/// The reply model is the operator's; compaction after the reply uses
+/// compacting.model.
+#[test]
+fn compaction_after_ask_uses_the_compaction_model() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"compacting": {"threshold": 4}, "stm": {"contextWindow": 2}}"#);
+    for i in 0..4 {
+        env.cmd()
+            .args(["append", "--user", "U1", "--", &format!("old {i}")])
+            .assert()
+            .success();
+    }
+    ask(&env)
+        .args(["--user", "U1", "--model", "opus", "--", "hi"])
+        .env("FAKE_CLAUDE_MATCH_1", "maintain the memory")
+        .env("FAKE_CLAUDE_REPLY_1", r#"{"summary": "old talk"}"#)
+        .assert()
+        .success();
+    assert_eq!(env.claude_calls(), 2);
+    let model = |n: usize| {
+        let argv = env.claude_call(n).argv;
+        argv[argv.iter().position(|a| a == "--model").unwrap() + 1].clone()
+    };
+    assert_eq!(model(1), "opus");
+    assert_eq!(model(2), "haiku");
+}

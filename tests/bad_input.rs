@@ -1312,3 +1312,89 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
     drop(mount);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// --- claude output that is not a reply (issue 13, point 10) ---------------------
+
+/// claude printing something that is not a successful reply: `ask` names
+/// what was wrong, prints nothing for the chat, logs no reply and records
+/// no cost. The user's message stays logged once.
+#[test]
+fn claude_output_that_is_not_a_reply_is_refused_and_named() {
+    /// A case: its name, the fake claude's settings, what the error names.
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
+        (
+            "missing result",
+            &[
+                ("FAKE_CLAUDE_FORMAT", "text"),
+                (
+                    "FAKE_CLAUDE_REPLY",
+                    r#"{"type":"result","subtype":"success","is_error":false}"#,
+                ),
+            ],
+            "without a `result`",
+        ),
+        (
+            "result not text",
+            &[
+                ("FAKE_CLAUDE_FORMAT", "text"),
+                (
+                    "FAKE_CLAUDE_REPLY",
+                    r#"{"type":"result","subtype":"success","is_error":false,"result":{"x":1}}"#,
+                ),
+            ],
+            "an object, not text",
+        ),
+        (
+            "JSON that does not parse",
+            &[
+                ("FAKE_CLAUDE_FORMAT", "text"),
+                (
+                    "FAKE_CLAUDE_REPLY",
+                    r#"{"type":"result","result":"secret envelope"#,
+                ),
+            ],
+            "looks like JSON but does not parse",
+        ),
+        (
+            "negative cost",
+            &[("FAKE_CLAUDE_COST", "-3.5")],
+            "impossible cost",
+        ),
+        ("NaN cost", &[("FAKE_CLAUDE_COST", "NaN")], "does not parse"),
+        (
+            "infinite cost",
+            &[("FAKE_CLAUDE_COST", "1e999")],
+            "does not parse",
+        ),
+    ];
+    for (name, vars, named) in cases {
+        let env = TestEnv::new();
+        let mut cmd = env.cmd();
+        cmd.args(["ask", "--user", "U1", "--claude-bin"])
+            .arg(fake_claude())
+            .args(["--", "hello"]);
+        for (key, value) in *vars {
+            cmd.env(key, value);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(6), "{name}: {stderr}");
+        assert!(stderr.contains(named), "{name}: {stderr}");
+        assert!(stderr.len() < MAX_REFUSAL_STDERR, "{name}: {stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: nothing for the chat: {}",
+            stdout_of(&out)
+        );
+        let messages = env.messages("U1");
+        assert_eq!(messages.len(), 1, "{name}: {messages:?}");
+        assert_eq!(messages[0]["role"], "user", "{name}");
+        let ledgers = env.sessions_dir().join("costs");
+        assert!(
+            !ledgers.exists(),
+            "{name}: no cost recorded in {}",
+            ledgers.display()
+        );
+    }
+}

@@ -650,7 +650,7 @@ fn json_output_for_one_user_and_for_all() {
     );
     assert_eq!(
         json_of(&["--user", "A"]),
-        json!({"user": "A", "outcome": {"status": "compacted", "compacted": 50, "kept": 10, "calls": 1, "costUsd": 0.0123}})
+        json!({"user": "A", "outcome": {"status": "compacted", "compacted": 50, "kept": 10, "calls": 1, "costUsd": 0.0123, "notJson": 0}})
     );
 
     env.import("A", &lines[..45]);
@@ -663,11 +663,12 @@ fn json_output_for_one_user_and_for_all() {
         all,
         json!({
             "users": [
-                {"user": "A", "outcome": {"status": "compacted", "compacted": 45, "kept": 10, "calls": 1, "costUsd": 0.0123}},
-                {"user": "C", "outcome": {"status": "compacted", "compacted": 60, "kept": 10, "calls": 1, "costUsd": 0.0123}}
+                {"user": "A", "outcome": {"status": "compacted", "compacted": 45, "kept": 10, "calls": 1, "costUsd": 0.0123, "notJson": 0}},
+                {"user": "C", "outcome": {"status": "compacted", "compacted": 60, "kept": 10, "calls": 1, "costUsd": 0.0123, "notJson": 0}}
             ],
             "underThreshold": 1,
             "calls": 2,
+            "repliesNotJson": 0,
             "errors": []
         })
     );
@@ -1036,4 +1037,79 @@ fn an_unparsable_journal_is_removed_with_a_warning_and_compaction_works() {
 fn a_journal_of_binary_garbage_is_removed_with_a_warning_and_compaction_works() {
     // Not even UTF-8 (a disk error, another tool's file): just as unreadable.
     garbage_journal_is_removed(b"\x00\xff\xfe garbage \x80\x81");
+}
+
+/// Compaction asks for claude's structured output and, by default, the
+/// small background model.
+#[test]
+fn compaction_asks_for_structured_output_with_the_background_model() {
+    let env = TestEnv::new();
+    env.import("U1", &sixty_lines());
+    compact(&env).args(["--user", "U1"]).assert().success();
+    let argv = env.claude_call(1).argv;
+    let at = |flag: &str| argv.iter().position(|a| a == flag);
+    let schema: Value =
+        serde_json::from_str(&argv[at("--json-schema").expect("--json-schema") + 1])
+            .expect("the schema is JSON");
+    assert_eq!(schema["required"], json!(["summary"]), "{schema}");
+    assert!(schema["properties"]["facts"].is_object(), "{schema}");
+    assert_eq!(
+        argv[at("--model").expect("--model") + 1],
+        "haiku",
+        "{argv:?}"
+    );
+    assert_eq!(argv[at("--tools").unwrap() + 1], "", "{argv:?}");
+
+    // compacting.model, and --model over it.
+    let env = TestEnv::new();
+    env.write_config(r#"{"compacting": {"model": "sonnet"}}"#);
+    env.import("U1", &sixty_lines());
+    compact(&env).args(["--user", "U1"]).assert().success();
+    let argv = env.claude_call(1).argv;
+    assert_eq!(
+        argv[argv.iter().position(|a| a == "--model").unwrap() + 1],
+        "sonnet"
+    );
+}
+
+/// A reply that is not the JSON asked for: warned about without -v, the
+/// profile left as it was, the case counted in the report.
+#[test]
+fn a_reply_that_is_not_json_keeps_the_profile_warns_and_is_counted() {
+    let env = TestEnv::new();
+    env.import("U1", &sixty_lines());
+    write_file(
+        &env.profile_path("U1"),
+        b"---\nuser_id: U1\ndisplay_name: Kev\n---\n## Preferences\n- tea\n",
+    );
+    let before = std::fs::read(env.profile_path("U1")).unwrap();
+    let out = compact(&env)
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            "Sorry, here is a summary: they talked about tea.",
+        )
+        .args(["--user", "U1", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    assert!(stderr.contains("not the JSON asked for"), "{stderr}");
+    assert!(stderr.contains("no profile was changed"), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+    assert_eq!(report["outcome"]["notJson"], 1, "{report}");
+    assert_eq!(std::fs::read(env.profile_path("U1")).unwrap(), before);
+
+    // --all counts it too.
+    let env = TestEnv::new();
+    env.import("U1", &sixty_lines());
+    let out = compact(&env)
+        .env("FAKE_CLAUDE_REPLY", "not json")
+        .args(["--all"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("1 reply(ies) not the JSON asked for"),
+        "{}",
+        stdout_of(&out)
+    );
 }

@@ -6,6 +6,7 @@ pub mod ask;
 pub mod chat;
 pub mod compact;
 pub mod context;
+pub mod doctor;
 pub mod input;
 pub mod maintain;
 pub mod progress;
@@ -39,6 +40,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compact(args) => compact::run(&state()?, args, output),
         Command::Maintain(args) => maintain::run(&state()?, args, output),
         Command::Session(args) => session::run(&state()?, args, output),
+        // doctor reports a missing state dir or a broken config as a check.
+        Command::Doctor(args) => doctor::run(state_dir(&cli), cli.channel.clone(), args, output),
     }
 }
 
