@@ -15,10 +15,14 @@ so load from other processes hits them alike:
      wrapper); the figure is the time to its first text_delta event line
   B  `ask --stream`: the time to its first byte on stdout (the first delta)
   C  `ask` without --stream: the time to its first byte (the whole reply)
-  D  `ask --stream` with claude behind a relay that notes the moment it
-     reads claude's first text_delta line (then passes it on): the time from
-     that moment to ask's first byte. The same run on both ends, so claude's start-up time
-     (the noise in A and B) is not in it.
+  D  `ask --stream` with claude behind a relay that notes the moments it
+     reads claude's first text_delta line and its result line (then passes
+     each on): the time from the first text_delta to ask's first byte, and
+     from the first text_delta to the result (when the whole reply exists)
+  E  `ask` without --stream behind the same relay: the time from claude's
+     result line to ask's first byte
+D and E measure within one run, so claude's start-up time (the noise in
+A-C on a busy machine) is not in them.
 
 Every time of A-C is from just before the spawn. Each `ask` uses a new user, so the
 context, and the request, are the same every round. Prints a markdown table
@@ -62,16 +66,19 @@ def real_claude():
 RELAY = r"""#!/usr/bin/env python3
 import os, subprocess, sys, time
 proc = subprocess.Popen([%r] + sys.argv[1:], stdout=subprocess.PIPE)
-out, noted = sys.stdout.buffer, False
+out, first, result = sys.stdout.buffer, None, None
 for line in iter(proc.stdout.readline, b""):
     now = time.monotonic()
     out.write(line)
     out.flush()
-    if not noted and b'"text_delta"' in line:
-        with open(%r, "w") as f:
-            f.write(repr(now))
-        noted = True
-sys.exit(proc.wait())
+    if first is None and b'"text_delta"' in line:
+        first = now
+    if line.startswith(b'{"type":"result"'):
+        result = now
+code = proc.wait()
+with open(%r, "w") as f:
+    f.write(repr((first, result)))
+sys.exit(code)
 """
 
 
@@ -181,7 +188,8 @@ exec %s "$@" < "$r/stdin"
             f.write(RELAY % (claude, noted))
         os.chmod(relay, 0o755)
 
-        times = {"direct": [], "stream": [], "whole": [], "after": []}
+        times = {"direct": [], "stream": [], "whole": [], "after": [], "span": [],
+                 "whole_after": []}
         for n in range(RUNS + 1):
             fresh_home()
             a = first_byte(direct, claude_env, os.path.join(record, "work"), stdin,
@@ -194,16 +202,27 @@ exec %s "$@" < "$r/stdin"
             d = started + first_byte(ask + [relay, "--stream", "--user", "r%d" % n, "--", MESSAGE],
                                      env, work, b"", clock=time.monotonic)
             with open(noted) as f:
-                after = d - float(f.read())
+                first, result = eval(f.read())
+            after, span = d - first, result - first
+            e = time.monotonic()
+            e += first_byte(ask + [relay, "--user", "e%d" % n, "--", MESSAGE], env, work, b"",
+                            clock=time.monotonic)
+            with open(noted) as f:
+                _, result = eval(f.read())
+            whole_after = e - result
             if n == 0:
                 continue  # warm-up
             times["direct"].append(a)
             times["stream"].append(b)
             times["whole"].append(c)
             times["after"].append(after)
-            say("round %d: claude %.0f ms, ask --stream %.0f ms, ask %.0f ms, "
-                "ask's first delta %.2f ms after claude's" % (n, a * 1000, b * 1000, c * 1000,
-                                                               after * 1000))
+            times["span"].append(span)
+            times["whole_after"].append(whole_after)
+            say("round %d: claude %.0f ms, ask --stream %.0f ms, ask %.0f ms; "
+                "first delta %.2f ms after claude's, whole reply %.0f ms after that; "
+                "ask prints %.2f ms after claude's result"
+                % (n, a * 1000, b * 1000, c * 1000, after * 1000, span * 1000,
+                   whole_after * 1000))
         ms = {k: statistics.median(v) * 1000 for k, v in times.items()}
         diffs = [(b - a) * 1000 for a, b in zip(times["direct"], times["stream"])]
         print("| command | time to first byte, median of %d | vs claude directly |" % RUNS)
@@ -215,12 +234,17 @@ exec %s "$@" < "$r/stdin"
                                           statistics.median(diffs), min(diffs), max(diffs)))
         print("| `ask` without `--stream`: the whole reply | %.0f ms | %.2f× |"
               % (ms["whole"], ms["whole"] / ms["direct"]))
-        after = sorted(t * 1000 for t in times["after"])
         print()
-        print("| in one `ask --stream` run | median | min | max |")
+        print("| within one run | median | min | max |")
         print("|---|---|---|---|")
-        print("| from claude's first `text_delta` line to ask's first byte | %.2f ms | %.2f ms "
-              "| %.2f ms |" % (statistics.median(after), after[0], after[-1]))
+        for key, what, digits in [
+                ("after", "`ask --stream`: claude's first `text_delta` line → ask's first byte", 2),
+                ("span", "`ask --stream`: claude's first `text_delta` line → its result line "
+                 "(the earliest a whole reply can be printed)", 0),
+                ("whole_after", "`ask`: claude's result line → ask's first byte", 2)]:
+            v = sorted(t * 1000 for t in times[key])
+            print("| %s | %.*f ms | %.*f ms | %.*f ms |"
+                  % (what, digits, statistics.median(v), digits, v[0], digits, v[-1]))
     finally:
         if mock is not None:
             mock.kill()
