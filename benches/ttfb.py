@@ -28,7 +28,7 @@ Every time of A-C is from just before the spawn. Each `ask` uses a new user, so 
 context, and the request, are the same every round. Prints a markdown table
 (medians) on stdout; progress on stderr.
 
-Needs python3, a release build (cargo build --release --locked) and the
+Builds with cargo build --release --locked first. Needs python3 and the
 pinned CLI: target/claude-code/<version>/node_modules/.bin/claude (the test
 suite installs it: cargo test --test real_stream), or CLAUDE_BIN.
 """
@@ -114,6 +114,13 @@ def first_byte(argv, env, cwd, stdin, want=None, clock=time.perf_counter):
 
 def main():
     claude = real_claude()
+    say("building: cargo build --release --locked")
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=REPO, check=True)
+    rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip() or "unknown"
+    if subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--", "src", "Cargo.toml",
+                       "Cargo.lock"], capture_output=True, text=True).stdout.strip():
+        rev += " + uncommitted changes in src/"
     binary = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target")),
                           "release", "claude-session")
     if not os.access(binary, os.X_OK):
@@ -224,6 +231,12 @@ exec %s "$@" < "$r/stdin"
                 % (n, a * 1000, b * 1000, c * 1000, after * 1000, span * 1000,
                    whole_after * 1000))
         ms = {k: statistics.median(v) * 1000 for k, v in times.items()}
+        with open("/proc/loadavg") as f:
+            load = " ".join(f.read().split()[:3])
+        print("claude-session %s, claude %s, %d rounds after one warm-up, load average at the "
+              "end %s" % (rev, subprocess.run([claude, "--version"], capture_output=True,
+                                               text=True).stdout.strip(), RUNS, load))
+        print()
         diffs = [(b - a) * 1000 for a, b in zip(times["direct"], times["stream"])]
         print("| command | time to first byte, median of %d | vs claude directly |" % RUNS)
         print("|---|---|---|")
