@@ -101,6 +101,39 @@ fn the_first_delta_is_out_while_claude_is_still_writing() {
 }
 
 #[test]
+fn plain_text_pieces_are_flushed_as_they_come() {
+    let env = TestEnv::new();
+    let mut cmd = env.process();
+    let mut child = cmd
+        .args(["ask", "--stream", "--claude-bin"])
+        .arg(fake_claude())
+        .args(["--user", "U1", "--", "hi"])
+        .env("FAKE_CLAUDE_REPLY", REPLY)
+        .env("FAKE_CLAUDE_CHUNK_DELAY", "0.4")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    // No line break comes until the end: only a flush gets a piece out.
+    let n = stdout.read(&mut first).unwrap();
+    let still_running = child.try_wait().unwrap().is_none();
+    let logged_then = roles(&env, "U1");
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(&first[..n], b"one ");
+    assert!(still_running);
+    assert_eq!(logged_then, ["user"]);
+    assert_eq!(
+        [&first[..n], &rest[..]].concat(),
+        format!("{REPLY}\n").as_bytes()
+    );
+}
+
+#[test]
 fn json_lines_are_deltas_then_one_done_and_the_deltas_are_the_logged_reply() {
     let env = TestEnv::new();
     let reply = "Line \"one\"\\ \t tab\nline two — 你好 ";
