@@ -62,6 +62,8 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--claude-arg', '--claude-arg', [CompletionResultType]::ParameterName, 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
+            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Print the reply as claude writes it, flushed per piece; with --json, one event per line [default: config ask.stream]')
+            [CompletionResult]::new('--no-stream', '--no-stream', [CompletionResultType]::ParameterName, 'Print the reply only once it is complete, whatever ask.stream says')
             [CompletionResult]::new('--no-compact', '--no-compact', [CompletionResultType]::ParameterName, 'Do not compact after answering, even when over the threshold')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')

@@ -308,7 +308,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__ask)
-            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --conversation --display-name --system-prompt --system-prompt-file --append-system-prompt --output-format --no-compact --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-u -v -q -h -V --user --msg-id --thread --group --attach --source --conversation --display-name --system-prompt --system-prompt-file --append-system-prompt --output-format --stream --no-stream --no-compact --claude-bin --timeout --model --claude-arg --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -58,6 +58,8 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --claude-arg 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)'
             cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
+            cand --stream 'Print the reply as claude writes it, flushed per piece; with --json, one event per line [default: config ask.stream]'
+            cand --no-stream 'Print the reply only once it is complete, whatever ask.stream says'
             cand --no-compact 'Do not compact after answering, even when over the threshold'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'

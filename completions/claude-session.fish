@@ -58,6 +58,8 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l mo
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l claude-arg -d 'Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder) [default: $XDG_STATE_HOME/claude-session, else ~/.local/state/claude-session]' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l stream -d 'Print the reply as claude writes it, flushed per piece; with --json, one event per line [default: config ask.stream]'
+complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l no-stream -d 'Print the reply only once it is complete, whatever ask.stream says'
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l no-compact -d 'Do not compact after answering, even when over the threshold'
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'

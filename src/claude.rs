@@ -20,12 +20,18 @@ use serde_json::Value;
 
 use crate::error::{Exit, failure};
 
+pub mod stream;
+
 /// The Claude Code release this tool is tested against (the npm package
 /// `@anthropic-ai/claude-code` the test suite installs; `doctor` compares).
 pub const KNOWN_GOOD_VERSION: &str = "2.1.197";
 
 /// How long a child gets between SIGTERM and SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// How often a streaming call looks whether claude has exited while its
+/// stdout stays open.
+const POLL: Duration = Duration::from_millis(100);
 
 /// How the memory context reaches claude.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -347,26 +353,112 @@ impl Claude {
     }
 
     pub fn call_in(&self, sandbox: &Sandbox, request: Request) -> anyhow::Result<Reply> {
+        self.run(sandbox, request, None)
+    }
+
+    /// [`Claude::call_in`], with the reply's text handed to `on_text` piece
+    /// by piece as claude writes it. The pieces add up to the returned
+    /// reply's text (a reply claude wrote after a tool call follows its
+    /// earlier text as a new paragraph). A stream that fails midway is an
+    /// error, as a failed call is; so is a final reply that differs from
+    /// what was handed out.
+    pub fn call_streaming_in(
+        &self,
+        sandbox: &Sandbox,
+        request: Request,
+        on_text: &mut dyn FnMut(&str),
+    ) -> anyhow::Result<Reply> {
+        self.run(sandbox, request, Some(on_text))
+    }
+
+    /// Everything of a call but how its output is read.
+    fn run(
+        &self,
+        sandbox: &Sandbox,
+        request: Request,
+        on_text: Option<&mut dyn FnMut(&str)>,
+    ) -> anyhow::Result<Reply> {
         let (mode, prompt_file) = match &request.system_prompt {
             Some((mode, text)) => (*mode, Some(write_prompt_file(&self.temp_dir, text)?)),
             None => (SystemPromptMode::Append, None),
         };
+        let args = self.args(
+            mode,
+            prompt_file.as_ref().map(|f| f.path()),
+            request.json_schema,
+        );
+        let mut env = self.environment(sandbox);
+        let Some(on_text) = on_text else {
+            let output = run_with_timeout(
+                &self.program,
+                &args,
+                &env,
+                &sandbox.work(),
+                request.prompt.as_bytes(),
+                self.timeout,
+                None,
+            )?;
+            // The temp file goes now, whatever happened; drop removes it.
+            drop(prompt_file);
+            return parse_output(&self.program, output);
+        };
+
+        // Without this, a connection lost midway makes claude ask again
+        // without streaming and end on a new answer: not the text the chat
+        // was shown.
+        env.push((
+            "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK".into(),
+            "1".into(),
+        ));
+        let mut reader = stream::StreamReader::default();
+        let mut on_line = |line: &str| {
+            if let Some(piece) = reader.line(line) {
+                on_text(&piece);
+            }
+        };
         let output = run_with_timeout(
             &self.program,
-            &self.args(
-                mode,
-                prompt_file.as_ref().map(|f| f.path()),
-                request.json_schema,
-            ),
-            &self.environment(sandbox),
+            &streaming_args(args),
+            &env,
             &sandbox.work(),
             request.prompt.as_bytes(),
             self.timeout,
-        )?;
-        // The temp file goes now, whatever happened; drop removes it.
+            Some(&mut on_line),
+        );
         drop(prompt_file);
-        parse_output(&self.program, output)
+        let mut output = output?;
+        let streamed = reader.streamed().to_owned();
+        output.stdout = reader.into_stdout();
+        let reply = parse_output(&self.program, output)?;
+        match stream::ending(&streamed, &reply.text) {
+            stream::Ending::Complete => {}
+            stream::Ending::Rest(rest) => on_text(&rest),
+            stream::Ending::Diverged => {
+                return Err(failure(
+                    Exit::ClaudeFailed,
+                    "claude's final reply is not the text it streamed (it started over); \
+                     the reply was not logged",
+                ));
+            }
+        }
+        Ok(reply)
     }
+}
+
+/// `--output-format json` becomes the event stream, with a `stream_event`
+/// per text delta (`--include-partial-messages` needs `--verbose`).
+fn streaming_args(mut args: Vec<OsString>) -> Vec<OsString> {
+    let format = args
+        .iter()
+        .position(|a| a == "--output-format")
+        .expect("args() passes --output-format")
+        + 1;
+    args[format] = "stream-json".into();
+    args.splice(
+        format + 1..format + 1,
+        ["--verbose", "--include-partial-messages"].map(OsString::from),
+    );
+    args
 }
 
 fn write_prompt_file(dir: &Path, text: &str) -> anyhow::Result<tempfile::NamedTempFile> {
@@ -395,6 +487,9 @@ struct Output {
     stderr: Vec<u8>,
 }
 
+/// Run claude to its end or the timeout. With `on_line`, stdout is handed
+/// over line by line as it arrives (and not kept); the timeout covers the
+/// whole run either way.
 fn run_with_timeout(
     program: &Path,
     args: &[OsString],
@@ -402,8 +497,10 @@ fn run_with_timeout(
     cwd: &Path,
     stdin: &[u8],
     timeout: Duration,
+    on_line: Option<&mut dyn FnMut(&str)>,
 ) -> anyhow::Result<Output> {
     let started = Instant::now();
+    let deadline = started + timeout;
     let mut command = Command::new(program);
     command
         .args(args)
@@ -443,7 +540,7 @@ fn run_with_timeout(
     let writer = std::thread::spawn(move || {
         let _ = child_stdin.write_all(&input);
     });
-    let stdout = read_in_background(child.stdout.take().expect("stdout is piped"));
+    let stdout_pipe = child.stdout.take().expect("stdout is piped");
     let stderr = read_in_background(child.stderr.take().expect("stderr is piped"));
 
     let (done_tx, done_rx) = mpsc::channel();
@@ -451,31 +548,44 @@ fn run_with_timeout(
         let _ = done_tx.send(child.wait());
     });
 
-    let status = match done_rx.recv_timeout(timeout) {
-        Ok(status) => status.context("could not wait for claude")?,
-        Err(_) => {
-            // claude starts its Bash tool in a session of its own: the
-            // group alone would leave those running. Take the whole tree
-            // while claude is still alive to link it.
-            let tree = descendants(group);
-            kill_group(group, libc::SIGTERM);
-            signal_all(&tree, libc::SIGTERM);
-            if done_rx.recv_timeout(KILL_GRACE).is_err() {
-                kill_group(group, libc::SIGKILL);
-                let _ = done_rx.recv();
+    let mut exited = None;
+    let stdout = match on_line {
+        None => read_in_background(stdout_pipe),
+        Some(on_line) => {
+            let lines = lines_in_background(stdout_pipe);
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match lines.recv_timeout(left.min(POLL)) {
+                    Ok(line) => on_line(&line),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    Err(mpsc::RecvTimeoutError::Timeout) if exited.is_some() => break,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if let Ok(status) = done_rx.try_recv() {
+                            // claude is done; what it left behind must not
+                            // hold stdout open until the deadline.
+                            kill_group(group, libc::SIGKILL);
+                            exited = Some(status);
+                        } else if left.is_zero() {
+                            return Err(stop_group(group, &done_rx, timeout));
+                        }
+                    }
+                }
             }
-            kill_group(group, libc::SIGKILL);
-            signal_all(&tree, libc::SIGKILL);
-            return Err(failure(
-                Exit::ClaudeTimeout,
-                format!(
-                    "claude did not answer within {} s and was stopped; raise --timeout \
-                     or ask.timeoutSeconds if it needs longer",
-                    timeout.as_secs()
-                ),
-            ));
+            // Every line was handed over; nothing is left to collect.
+            let (tx, rx) = mpsc::channel();
+            let _ = tx.send(Vec::new());
+            rx
         }
     };
+
+    let status = match exited {
+        Some(status) => status,
+        None => match done_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(status) => status,
+            Err(_) => return Err(stop_group(group, &done_rx, timeout)),
+        },
+    }
+    .context("could not wait for claude")?;
     // What claude started and left behind would hold our pipes open.
     kill_group(group, libc::SIGKILL);
     let _ = writer.join();
@@ -487,6 +597,60 @@ fn run_with_timeout(
         stdout,
         stderr,
     })
+}
+
+/// SIGTERM to claude's process tree, SIGKILL after the grace period: the
+/// error of a call that ran out of time.
+fn stop_group(
+    group: libc::pid_t,
+    done: &mpsc::Receiver<std::io::Result<ExitStatus>>,
+    timeout: Duration,
+) -> anyhow::Error {
+    // claude starts its Bash tool in a session of its own: the group alone
+    // would leave those running. Take the whole tree while claude is still
+    // alive to link it.
+    let tree = descendants(group);
+    kill_group(group, libc::SIGTERM);
+    signal_all(&tree, libc::SIGTERM);
+    if done.recv_timeout(KILL_GRACE).is_err() {
+        kill_group(group, libc::SIGKILL);
+        let _ = done.recv();
+    }
+    kill_group(group, libc::SIGKILL);
+    signal_all(&tree, libc::SIGKILL);
+    failure(
+        Exit::ClaudeTimeout,
+        format!(
+            "claude did not answer within {} s and was stopped; raise --timeout \
+             or ask.timeoutSeconds if it needs longer",
+            timeout.as_secs()
+        ),
+    )
+}
+
+/// Each line of the pipe (without its line break) as it arrives.
+fn lines_in_background(pipe: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(pipe);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let text = String::from_utf8_lossy(&line);
+                    let text = text.strip_suffix('\n').unwrap_or(&text);
+                    let text = text.strip_suffix('\r').unwrap_or(text);
+                    if tx.send(text.to_owned()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    rx
 }
 
 fn read_in_background(mut pipe: impl std::io::Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
@@ -855,6 +1019,8 @@ fn is_transient(status: Option<u64>, message: &str) -> bool {
         "socket hang up",
         "Connection error",
         "timed out",
+        // The API's event stream cut off midway (claude -p, streaming).
+        "Stream ended",
     ];
     NETWORK.iter().any(|needle| message.contains(needle))
 }
@@ -960,6 +1126,13 @@ mod tests {
             ),
             (
                 envelope("null", "API Error: Unable to connect to API (ECONNRESET)"),
+                Exit::ClaudeUnavailable,
+            ),
+            (
+                envelope(
+                    "null",
+                    "API Error: Stream ended without receiving any events",
+                ),
                 Exit::ClaudeUnavailable,
             ),
             (

@@ -118,6 +118,7 @@ Examples:
   claude-session --channel slack ask --user U0123ABC --msg-id 1711.1 -- \"hi, remember me?\"
   echo \"what did I say earlier?\" | claude-session --state-dir /srv/bot ask --user U0123ABC
   claude-session --channel line ask --user U1 --attach /srv/inbox/a.png -- \"look at this\"
+  claude-session --channel slack ask --stream --json --user U0123ABC --msg-id 1711.2 -- \"hi\"
 
 By default claude gets no tools, a private empty working folder and no
 settings, CLAUDE.md, hooks or MCP servers; enable tools with config
@@ -250,6 +251,14 @@ pub struct AskArgs {
     /// Output format of the reply (`json` is the same as --json)
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub output_format: Option<OutputFormat>,
+
+    /// Print the reply as claude writes it, flushed per piece; with --json, one event per line [default: config ask.stream]
+    #[arg(long, overrides_with = "no_stream")]
+    pub stream: bool,
+
+    /// Print the reply only once it is complete, whatever ask.stream says
+    #[arg(long, overrides_with = "stream")]
+    pub no_stream: bool,
 
     /// Do not compact after answering, even when over the threshold
     #[arg(long)]

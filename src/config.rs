@@ -144,6 +144,9 @@ pub struct AskConfig {
     /// Base system prompt when neither flag gives one.
     pub system_prompt: Option<String>,
     pub timeout_seconds: u64,
+    /// Print replies as claude writes them (`ask --stream`) unless
+    /// `--no-stream` is given.
+    pub stream: bool,
     /// Built-in tools offered to the model, as claude's `--tools` takes
     /// them (`["Read"]`); none by default.
     pub tools: Vec<String>,
@@ -160,6 +163,7 @@ impl Default for AskConfig {
         Self {
             system_prompt: None,
             timeout_seconds: 300,
+            stream: false,
             tools: Vec::new(),
             allowed_tools: Vec::new(),
             max_retries: 2,

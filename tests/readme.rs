@@ -1,6 +1,7 @@
 //! The README as a newcomer meets it: every shell block marked
 //! `# runnable` runs as written (in order, as one script, with the fake
-//! claude), and the configuration table names every key the tool reads.
+//! claude), so does every Python block marked so (each on its own), and
+//! the configuration table names every key the tool reads.
 
 use std::path::Path;
 use std::process::Command;
@@ -9,11 +10,17 @@ const README: &str = include_str!("../README.md");
 
 /// The ```sh blocks whose first line starts with `# runnable`.
 fn runnable_blocks() -> Vec<String> {
+    runnable_blocks_of("sh")
+}
+
+/// The blocks of `language` whose first line starts with `# runnable`.
+fn runnable_blocks_of(language: &str) -> Vec<String> {
+    let fence = format!("```{language}");
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
     for line in README.lines() {
         match &mut current {
-            None if line.trim_end() == "```sh" => current = Some(String::new()),
+            None if line.trim_end() == fence => current = Some(String::new()),
             Some(block) if line.trim_end() == "```" => {
                 if block.starts_with("# runnable") {
                     blocks.push(block.clone());
@@ -76,6 +83,64 @@ fn every_runnable_readme_block_runs_as_written() {
             .join(".claude")
             .exists()
     );
+}
+
+/// The streaming broker recipe, run as written against the fake claude
+/// writing its reply a word every 0.3 s: it posts the first piece, edits
+/// the message as more arrives, and ends on the logged reply.
+#[test]
+fn the_streaming_broker_recipe_runs_and_edits_as_deltas_arrive() {
+    let blocks = runnable_blocks_of("python");
+    assert_eq!(blocks.len(), 1, "the README has one runnable Python recipe");
+    let binary = Path::new(env!("CARGO_BIN_EXE_claude-session"));
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join("state");
+    let output = Command::new("python3")
+        .arg("-c")
+        .arg(&blocks[0])
+        .current_dir(home.path())
+        .env_clear()
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                binary.parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("HOME", home.path())
+        .env("LANG", "C.UTF-8")
+        .env("CLAUDE_SESSION_STATE_DIR", &state)
+        .env(
+            "CLAUDE_BIN",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-claude"),
+        )
+        .env("FAKE_CLAUDE_CHUNK_DELAY", "0.3")
+        // claude sees only the variables it is allowed (ask.env).
+        .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let reply = "fake reply to: Tell me a story about a cat";
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.first(), Some(&"post: fake "), "{stdout}");
+    let edits: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("edit message-1: "))
+        .collect();
+    assert!(edits.len() >= 2, "the message grew in place: {stdout}");
+    assert!(
+        edits
+            .windows(2)
+            .all(|w| w[1].starts_with(w[0]) && w[1] != w[0]),
+        "each edit extends the last: {edits:?}"
+    );
+    assert_eq!(edits.last(), Some(&reply), "{stdout}");
+    assert_eq!(lines.last(), Some(&"exit: 0"));
+    let log = std::fs::read_to_string(state.join("sessions/stm/U0123ABC/messages.jsonl")).unwrap();
+    assert!(log.contains(&format!("\"text\":\"{reply}\"")), "{log}");
 }
 
 #[test]

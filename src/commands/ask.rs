@@ -5,6 +5,10 @@
 //!    (so the message is not sent twice, as prompt and as context).
 //! 3. Run claude without holding any lock.
 //! 4. Log the reply under the lock again, print it.
+//!
+//! `--stream` changes only how claude's output is read and printed
+//! ([`reply_stream`]): the reply is logged by the same code, after claude
+//! has finished, and the `done` event is the `--json` object.
 
 use anyhow::Context as _;
 use chrono::Utc;
@@ -13,6 +17,7 @@ use serde_json::{Value, json};
 use crate::claude::{Claude, Reply, Request, Sandbox, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
 use crate::commands::input::{build_message, check_ids, message_text};
+use crate::commands::reply_stream::ReplyStream;
 use crate::commands::{Output, Purpose, chat, claude_runner, print_json, print_text};
 use crate::config::CompactionMode;
 use crate::error::{Exit, failure};
@@ -41,10 +46,27 @@ struct Turn<'a> {
     base: Option<String>,
     message: Message,
     json: bool,
+    /// `--stream` (or config `ask.stream`, unless `--no-stream`).
+    stream: Option<&'a ReplyStream>,
 }
 
 pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> {
     let json = output.json || args.output_format == Some(OutputFormat::Json);
+    let stream = (args.stream || (state.config.ask.stream && !args.no_stream))
+        .then(|| ReplyStream::new(json));
+    let result = ask(state, args, json, stream.as_ref());
+    if let (Err(e), Some(stream)) = (&result, &stream) {
+        stream.error(e);
+    }
+    result
+}
+
+fn ask(
+    state: &State,
+    args: &AskArgs,
+    json: bool,
+    stream: Option<&ReplyStream>,
+) -> anyhow::Result<()> {
     let sender = &args.message.user;
     check_ids(&args.message)?;
     let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
@@ -52,8 +74,11 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     if let Some(command) = chat::parse(&text) {
         // In-chat commands act on the sender's own data, never a group's.
         let reply = chat::execute(state, sender, &command)?;
-        return if json {
-            print_json(&json!({"reply": reply, "user": sender.as_str(), "command": true}))
+        let object = json!({"reply": reply, "user": sender.as_str(), "command": true});
+        return if let Some(stream) = stream {
+            stream.done(&reply, object)
+        } else if json {
+            print_json(&object)
         } else {
             print_text(&reply)
         };
@@ -77,6 +102,7 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
         base,
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
         json,
+        stream,
     };
     crate::commands::input::check_attachments(&turn.message)?;
     let now = turn.message.ts;
@@ -189,14 +215,18 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let rendered = context::render(parts, state.config.stm.max_context_chars as usize);
     let mut sandbox = turn.claude.sandbox()?;
     let prompt = prompt_with_attachments(&turn.message, &mut sandbox);
-    let reply = turn.claude.call_in(
-        &sandbox,
-        Request {
-            system_prompt: system_prompt(turn.mode, turn.base.clone(), &rendered.text),
-            prompt: &prompt,
-            json_schema: None,
-        },
-    )?;
+    let request = Request {
+        system_prompt: system_prompt(turn.mode, turn.base.clone(), &rendered.text),
+        prompt: &prompt,
+        json_schema: None,
+    };
+    // The one difference streaming makes: how claude's output is read.
+    let reply = match turn.stream {
+        Some(stream) => turn
+            .claude
+            .call_streaming_in(&sandbox, request, &mut |piece| stream.delta(piece))?,
+        None => turn.claude.call_in(&sandbox, request)?,
+    };
     drop(sandbox);
     let now = Utc::now();
     let message = &turn.message;
@@ -398,7 +428,7 @@ fn release(inflight: FileLock) {
     }
 }
 
-/// How a printed reply came about, for `--json`.
+/// How a printed reply came about, for `--json` and the `done` event.
 #[derive(Debug, Clone, Copy, Default)]
 struct Shown {
     /// A compaction was due and started.
@@ -411,9 +441,11 @@ struct Shown {
     budget_stopped: bool,
 }
 
+/// The reply on stdout: whole, or (streaming) the end of the stream. One
+/// object for `--json` and the `done` event alike.
 fn print_reply(turn: &Turn, text: &str, reply: Option<&Reply>, shown: Shown) -> anyhow::Result<()> {
-    if turn.json {
-        print_json(&json!({
+    let object = || {
+        json!({
             "reply": text,
             "user": turn.sender.as_str(),
             "conversation": turn.args.message.conversation.as_ref().map(|k| k.as_str()),
@@ -423,9 +455,12 @@ fn print_reply(turn: &Turn, text: &str, reply: Option<&Reply>, shown: Shown) -> 
             "replayed": shown.replayed,
             "conflict": shown.conflict,
             "budgetStopped": shown.budget_stopped,
-        }))
-    } else {
-        print_text(text)
+        })
+    };
+    match turn.stream {
+        Some(stream) => stream.done(text, object()),
+        None if turn.json => print_json(&object()),
+        None => print_text(text),
     }
 }
 

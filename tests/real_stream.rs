@@ -1,0 +1,257 @@
+//! `ask --stream` end to end: the real Claude Code CLI (the pinned npm
+//! package) against the loopback mock of the Messages API streaming its
+//! answer in chunks with delays between them.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader, Read as _};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::real_claude::{MockApi, real_claude};
+use common::{TestEnv, stderr_of, stdout_of};
+use serde_json::{Value, json};
+
+/// 320 characters: the mock sends text in 16-character deltas, so 20
+/// text chunks (and six framing events around them).
+fn long_text() -> String {
+    let text: String = (0..20).map(|i| format!("piece {i:02} of 20, ")).collect();
+    assert_eq!(text.chars().count(), 20 * 16);
+    text
+}
+
+/// `ask` run by the real claude against `mock`, for spawning.
+fn real_process(env: &TestEnv, mock: &MockApi) -> Command {
+    let mut cmd = env.process();
+    cmd.env("CLAUDE_BIN", real_claude())
+        .env("ANTHROPIC_BASE_URL", mock.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn spawn_ask(env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
+    real_process(env, mock)
+        .args(["ask", "--stream", "--json"])
+        .args(args)
+        .spawn()
+        .expect("spawn ask")
+}
+
+fn events(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+        })
+        .collect()
+}
+
+fn kinds(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().expect("every event has a type"))
+        .collect()
+}
+
+fn deltas(events: &[Value]) -> String {
+    events
+        .iter()
+        .filter(|e| e["type"] == "delta")
+        .map(|e| e["text"].as_str().expect("a delta has text"))
+        .collect()
+}
+
+fn roles(env: &TestEnv, user: &str) -> Vec<String> {
+    env.messages(user)
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
+
+/// Pids of the processes whose `file` (`cmdline`, `environ`) holds `needle`.
+fn processes_with(file: &str, needle: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse().ok()?;
+            let bytes = std::fs::read(entry.path().join(file)).ok()?;
+            let dead = std::fs::read_to_string(entry.path().join("stat")).map_or(true, |stat| {
+                let state = stat
+                    .rfind(')')
+                    .and_then(|i| stat[i + 1..].split_whitespace().next());
+                matches!(state, Some("Z" | "X"))
+            });
+            (!dead && String::from_utf8_lossy(&bytes).contains(needle)).then_some(pid)
+        })
+        .collect()
+}
+
+fn signal(pid: i32, signal: libc::c_int) {
+    // SAFETY: kill(2) on the mock this test started.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
+#[test]
+fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    let text = long_text();
+    // 0.25 s between events: under load, claude may fall a little behind
+    // the socket; the stream must still be under way when it prints.
+    mock.push(json!({"text": text, "chunk_delay": 0.25}));
+    let mock_pid = *processes_with("cmdline", &mock.dir.path().display().to_string())
+        .first()
+        .expect("the mock's process");
+
+    let mut child = spawn_ask(&env, &mock, &["--user", "U1", "--msg-id", "m1", "--", "hi"]);
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    // Freeze the mock now. Had it sent its last chunk already, ask would
+    // finish and log the reply while the mock is stopped; it does not.
+    signal(mock_pid, libc::SIGSTOP);
+    std::thread::sleep(Duration::from_millis(1500));
+    let running = child.try_wait().unwrap().is_none();
+    let logged_then = roles(&env, "U1");
+    signal(mock_pid, libc::SIGCONT);
+
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(running, "ask had finished while the mock was stopped");
+    assert_eq!(
+        logged_then,
+        ["user"],
+        "no reply logged while the mock was stopped"
+    );
+
+    let all = events(&format!("{first}{rest}"));
+    let kinds = kinds(&all);
+    assert_eq!(kinds[0], "delta", "{first}");
+    assert_eq!(kinds.last(), Some(&"done"));
+    assert_eq!(kinds.iter().filter(|k| **k == "done").count(), 1);
+    assert!(kinds[..kinds.len() - 1].iter().all(|k| *k == "delta"));
+    assert!(kinds.len() >= 10, "streamed in pieces: {kinds:?}");
+    // The deltas are the reply, as logged and as `done` carries it.
+    let messages = env.messages("U1");
+    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(messages[1]["text"], text.as_str());
+    assert_eq!(deltas(&all), text);
+    let done = all.last().unwrap();
+    assert_eq!(done["reply"], text.as_str());
+    assert_eq!(done["replayed"], false);
+    assert_eq!(done["usage"], messages[1]["usage"]);
+    assert_eq!(done["costUsd"], messages[1]["costUsd"]);
+    assert_eq!(mock.count(), 1, "one API request");
+}
+
+#[test]
+fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    // message_start, content_block_start, three text deltas, then the
+    // connection goes.
+    mock.push(json!({"text": long_text(), "chunk_delay": 0.05, "drop_after": 5}));
+    mock.set_default(json!({"text": "an answer to a second request"}));
+    let out = env
+        .real(&mock)
+        .args([
+            "ask", "--stream", "--json", "--user", "U1", "--msg-id", "m1",
+        ])
+        .args(["--", "hi"])
+        .output()
+        .unwrap();
+    let code = out.status.code();
+    // Lost connection: a retry may work.
+    assert_eq!(code, Some(75), "{}", stderr_of(&out));
+    let all = events(&stdout_of(&out));
+    let kinds = kinds(&all);
+    assert_eq!(kinds.last(), Some(&"error"), "{all:?}");
+    assert!(!kinds.contains(&"done"));
+    assert_eq!(deltas(&all), long_text()[..48], "what came before the drop");
+    let error = all.last().unwrap();
+    assert_eq!(error["exit"].as_i64(), code.map(i64::from));
+    assert!(!error["message"].as_str().unwrap().is_empty());
+    assert_eq!(roles(&env, "U1"), ["user"], "user line kept, no reply");
+    // claude did not ask again without streaming (its fallback), which
+    // would end on another answer than the one shown.
+    assert_eq!(mock.count(), 1);
+}
+
+#[test]
+fn a_timeout_midway_kills_claude_and_everything_it_started() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    // Claude starts within the timeout even on a loaded machine, and the
+    // stream (26 events, 3 s apart) does not end within it.
+    mock.push(json!({"text": long_text(), "chunk_delay": 3.0}));
+    let out = env
+        .real(&mock)
+        .args([
+            "ask",
+            "--stream",
+            "--json",
+            "--timeout",
+            "25",
+            "--user",
+            "U1",
+        ])
+        .args(["--", "hi"])
+        .timeout(Duration::from_secs(90))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+    let all = events(&stdout_of(&out));
+    let kinds = kinds(&all);
+    assert!(kinds.contains(&"delta"), "a delta came before: {kinds:?}");
+    assert_eq!(kinds.last(), Some(&"error"));
+    assert_eq!(all.last().unwrap()["exit"], 124);
+    assert_eq!(roles(&env, "U1"), ["user"]);
+    // Nothing that was given the mock's address is still running.
+    let left = processes_with("environ", &mock.base_url());
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
+#[test]
+fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text() {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    let text = long_text();
+    mock.push(json!({"text": text, "chunk_delay": 0.1}));
+    mock.set_default(json!({"text": "a second request was made"}));
+    let args = ["--user", "U1", "--msg-id", "m1", "--", "hi"];
+
+    let mut first = spawn_ask(&env, &mock, &args);
+    let mut first_out = BufReader::new(first.stdout.take().unwrap());
+    let mut line = String::new();
+    first_out.read_line(&mut line).unwrap();
+    assert!(line.contains("\"delta\""), "{line}");
+    // The first is streaming; the platform delivers the message again.
+    let second = spawn_ask(&env, &mock, &args).wait_with_output().unwrap();
+    let mut rest = String::new();
+    first_out.read_to_string(&mut rest).unwrap();
+    assert!(first.wait().unwrap().success());
+    assert!(second.status.success(), "{}", stderr_of(&second));
+
+    let first_events = events(&format!("{line}{rest}"));
+    let second_events = events(&stdout_of(&second));
+    assert_eq!(deltas(&first_events), text);
+    assert_eq!(deltas(&second_events), text);
+    assert_eq!(kinds(&second_events), ["delta", "done"]);
+    assert_eq!(mock.count(), 1, "one API request for two deliveries");
+    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+}
