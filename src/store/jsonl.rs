@@ -78,7 +78,8 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
     use crate::store::shared;
     use std::os::unix::fs::MetadataExt as _;
     let stale = || std::io::Error::from_raw_os_error(libc::ESTALE);
-    let listed = shared::current_inode(path)?;
+    // Lists the folder first, so the append below opens the same file.
+    let reader = shared::open_fresh(path)?;
     let mut file = match open_append(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             crate::store::fs::ensure_parent(path).map_err(std::io::Error::other)?;
@@ -87,21 +88,20 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
         other => other?,
     };
     let ino = file.metadata()?.ino();
-    if listed.is_some_and(|listed| listed != ino) {
+    let reader = match reader {
+        Some(reader) => reader,
+        None => shared::open_fresh(path)?.ok_or_else(stale)?, // we created it
+    };
+    if reader.metadata()?.ino() != ino {
         return Err(stale()); // opened what the name pointed to before
     }
     // The real end and its last byte, read past the cached size.
-    let reader = shared::open_fresh(path)?.ok_or_else(stale)?;
-    if reader.metadata()?.ino() != ino {
-        return Err(stale());
-    }
     let cached = reader.metadata()?.len();
     let from = cached.saturating_sub(1);
     let mut tail = Vec::new();
     shared::read_to_end_at(&reader, from, &mut tail)?;
     let (end, last) = if tail.is_empty() && from > 0 {
         // Cached bigger than real: the file shrank. Read it all.
-        tail.clear();
         shared::read_to_end_at(&reader, 0, &mut tail)?;
         (tail.len() as u64, tail.last().copied())
     } else {
@@ -119,16 +119,16 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
     {
         std::fs::File::open(parent)?.sync_all()?;
     }
-    // Confirm through the path: the name still points to the file written,
-    // and the record is there, at the end found before.
-    let check = shared::open_fresh(path)?.ok_or_else(stale)?;
-    let mut back = vec![0u8; buffer.len()];
-    if check.metadata()?.ino() != ino {
+    // Confirm through the path: a fresh listing says the name still points
+    // to the file written, and the server has the record at the end found
+    // before (read with O_DIRECT).
+    if shared::current_inode(path)? != Some(ino) {
         // The record went to a file no name points to: write it again to
         // the file the name points to now.
         return Err(stale());
     }
-    if shared::read_exact_at(&check, &mut back, end).is_err() || back != buffer {
+    let mut back = vec![0u8; buffer.len()];
+    if shared::read_exact_at(&reader, &mut back, end).is_err() || back != buffer {
         let _ = file.set_len(end);
         let _ = file.sync_data();
         return Err(std::io::Error::other(
