@@ -71,6 +71,35 @@ pub fn retry_stale<T>(path: &Path, mut op: impl FnMut() -> io::Result<T>) -> io:
     }
 }
 
+/// [`retry_stale`] for a longer operation (a read from the end that opens
+/// and reads in steps): retried whole while its error is a stale handle.
+pub fn retry_stale_whole<T>(
+    path: &Path,
+    mut op: impl FnMut() -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let mut failure = None;
+    let outcome = retry_stale(path, || match op() {
+        Ok(value) => Ok(Some(value)),
+        Err(e) => {
+            let stale = e
+                .chain()
+                .any(|cause| cause.downcast_ref::<io::Error>().is_some_and(is_stale));
+            failure = Some(e);
+            if stale {
+                Err(io::Error::from_raw_os_error(libc::ESTALE))
+            } else {
+                Ok(None)
+            }
+        }
+    });
+    match (outcome, failure) {
+        (Ok(Some(value)), _) => Ok(value),
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(e.into()),
+        (Ok(None), None) => unreachable!("no value and no error"),
+    }
+}
+
 /// List `dir` (so the client looks its names up again) and give the inode
 /// number of `name` in it, from the listing itself; `None` when absent.
 pub fn list(dir: &Path, name: Option<&OsStr>) -> io::Result<Option<u64>> {
@@ -282,6 +311,28 @@ mod tests {
         std::fs::rename(dir.path().join("new"), &path).unwrap();
         let err = confirm_names(&path, &file).unwrap_err();
         assert!(err.to_string().contains("could not confirm"), "{err}");
+    }
+
+    #[test]
+    fn a_whole_read_starts_over_on_a_stale_handle_and_keeps_other_errors() {
+        let path = Path::new("/nowhere/f");
+        let mut attempts = 0;
+        let value = retry_stale_whole(path, || {
+            attempts += 1;
+            if attempts == 1 {
+                Err(
+                    anyhow::Error::new(io::Error::from_raw_os_error(libc::ESTALE))
+                        .context("could not read f"),
+                )
+            } else {
+                Ok("read")
+            }
+        })
+        .unwrap();
+        assert_eq!((value, attempts), ("read", 2));
+        let err = retry_stale_whole(path, || -> anyhow::Result<()> { anyhow::bail!("broken") })
+            .unwrap_err();
+        assert_eq!(err.to_string(), "broken");
     }
 
     #[test]
