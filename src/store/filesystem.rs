@@ -31,6 +31,20 @@ pub struct FileSystem {
     pub proven: bool,
 }
 
+impl FileSystem {
+    /// What `doctor` should warn about, if anything: a shared file system
+    /// the tool was not proven on. A local disk needs no warning.
+    pub fn warning(&self) -> Option<String> {
+        (self.shared && !self.proven).then(|| {
+            format!(
+                "the state dir is on {}, a shared file system claude-session was not tested on; \
+                 see \"Shared file systems\" in the README for what it needs and how to check it",
+                self.name
+            )
+        })
+    }
+}
+
 const EXT4: u64 = 0xEF53;
 const XFS: u64 = 0x5846_5342;
 const BTRFS: u64 = 0x9123_683E;
@@ -248,6 +262,10 @@ mod tests {
         let odd = describe(0x1234_5678, || None);
         assert_eq!(odd.name, "unknown (f_type 0x12345678)");
         assert!(odd.shared && !odd.proven);
+        // doctor warns about shared file systems not tested, only.
+        assert!(ext4.warning().is_none() && xfs.warning().is_none());
+        assert!(gluster.warning().is_none());
+        assert!(nfs.warning().unwrap().contains("on nfs, a shared file system"));
     }
 
     #[test]
