@@ -94,7 +94,13 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
         state.config.threshold()
     };
     let path = state.layout.messages_file(user);
-    let Some(file) = open_read(&path)? else {
+    // Without the lock, another host's compaction may replace the log
+    // while we count: a stale handle starts the count over.
+    crate::store::shared::retry_stale_whole(&path, || more_lines_than(&path, limit))
+}
+
+fn more_lines_than(path: &std::path::Path, limit: usize) -> anyhow::Result<bool> {
+    let Some(file) = open_read(path)? else {
         return Ok(false);
     };
     let mut reader = BufReader::with_capacity(64 * 1024, file);

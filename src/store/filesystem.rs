@@ -265,7 +265,11 @@ mod tests {
         // doctor warns about shared file systems not tested, only.
         assert!(ext4.warning().is_none() && xfs.warning().is_none());
         assert!(gluster.warning().is_none());
-        assert!(nfs.warning().unwrap().contains("on nfs, a shared file system"));
+        assert!(
+            nfs.warning()
+                .unwrap()
+                .contains("on nfs, a shared file system")
+        );
     }
 
     #[test]

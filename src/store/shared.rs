@@ -243,8 +243,8 @@ pub fn confirm_names(path: &Path, written: &File) -> anyhow::Result<()> {
     let listed = retry_stale(path, || current_inode(path))?;
     if listed != Some(ino) {
         anyhow::bail!(
-            "could not confirm the write to {}: the name now points to another file \
-             (another host replaced it); nothing was done",
+            "could not confirm the write to {}: right after it, the name points to \
+             another file (a writer that does not take the lock replaced it?)",
             path.display()
         );
     }

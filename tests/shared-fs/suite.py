@@ -195,7 +195,7 @@ done
 
 LOOP = r"""
 while [ ! -e "$STOP" ]; do
-  "$BIN" --state-dir "$STATE" "$@" >/dev/null 2>>"$ERRORS"
+  "$BIN" --state-dir "$STATE" "$@" >>"$ERRORS.out" 2>>"$ERRORS"
   echo "$?" >>"$RESULTS"
 done
 """
@@ -256,10 +256,15 @@ def tool_round(args, work, round_no):
     total = args.writers * 2 * args.per_writer
     check(len(acked) + len(failed) == total, f"round {round_no}: all {total} appends ran")
     runs = {}
+    loop_errors = []
     for name, _ in loops:
         with open(f"{work}/{name}-{round_no}.codes") as f:
             codes = [line.strip() for line in f]
         runs[name] = (len(codes), sum(c == "0" for c in codes))
+        for suffix in (".err", ".err.out"):
+            with open(f"{work}/{name}-{round_no}{suffix}") as f:
+                loop_errors += [f"{name}: {line.strip()}" for line in f
+                                if "error: " in line]
 
     # What is stored, read on the brick itself.
     sessions = f"{args.brick}/state/sessions"
@@ -302,6 +307,8 @@ def tool_round(args, work, round_no):
                     with open(path) as f:
                         print("     an append failed: " + f.readline().strip())
                     break
+    for line in sorted(set(loop_errors))[:5]:
+        print(f"     {line}")
     check(not lost, f"round {round_no}: no acknowledged message lost ({len(lost)} lost: {lost[:5]})")
     check(not duplicated,
           f"round {round_no}: none stored twice ({len(duplicated)}: {duplicated[:5]})")
@@ -312,6 +319,9 @@ def tool_round(args, work, round_no):
     check(not failed, f"round {round_no}: every append succeeded ({len(failed)} failed)")
     check(archived > 0 and runs["compact"][1] > 0,
           f"round {round_no}: compaction ran and archived lines meanwhile")
+    check(not loop_errors,
+          f"round {round_no}: every compact and maintain run succeeded "
+          f"({len(loop_errors)} errors)")
     return len(acked)
 
 
