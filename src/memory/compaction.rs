@@ -39,6 +39,7 @@ use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
 use crate::store::fs::{open_read, read_optional, remove_if_exists};
 use crate::store::lock::FileLock;
+use crate::store::shared::AlignedReader;
 
 /// At most this many bytes of raw lines go into one summarising call; a
 /// longer backlog (an import, a disabled compactor) takes several rounds.
@@ -103,7 +104,7 @@ fn more_lines_than(path: &std::path::Path, limit: usize) -> anyhow::Result<bool>
     let Some(file) = open_read(path)? else {
         return Ok(false);
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut reader = BufReader::with_capacity(64 * 1024, AlignedReader::new(&file));
     let mut lines = 0usize;
     loop {
         let buf = reader
@@ -273,8 +274,8 @@ fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Plan
     };
     // Start offsets (and ends, after the newline) of every valid line.
     let mut valid: Vec<(u64, u64)> = Vec::new();
-    // 64 KiB reads from 0: aligned, as a file open with O_DIRECT needs.
-    let mut reader = BufReader::with_capacity(64 * 1024, &file);
+    // Aligned reads, as a file open with O_DIRECT needs.
+    let mut reader = BufReader::with_capacity(64 * 1024, AlignedReader::new(&file));
     let mut offset = 0u64;
     let mut line = Vec::new();
     loop {

@@ -227,6 +227,55 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()>
     Ok(())
 }
 
+/// Sequential reads of a file that may be open with `O_DIRECT`, from the
+/// start to the real end, every read aligned ([`read_to_end_at`] says
+/// why). Wrap it in a `BufReader` to read lines.
+pub struct AlignedReader<'a> {
+    file: &'a File,
+    buffer: AlignedBuffer,
+    /// File offset of `buffer`'s first byte, and how many bytes it holds.
+    start: u64,
+    filled: usize,
+    /// File offset of the next byte to hand out.
+    position: u64,
+}
+
+impl<'a> AlignedReader<'a> {
+    pub fn new(file: &'a File) -> Self {
+        Self {
+            file,
+            buffer: AlignedBuffer::new(CHUNK),
+            start: 0,
+            filled: 0,
+            position: 0,
+        }
+    }
+}
+
+impl io::Read for AlignedReader<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.position >= self.start + self.filled as u64 {
+            // Refill from the aligned offset at or before the position: the
+            // last block may have grown since (another host's append).
+            self.start = self.position - self.position % ALIGN as u64;
+            self.filled = loop {
+                match self.file.read_at(self.buffer.as_mut(), self.start) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    other => break other?,
+                }
+            };
+            if self.position >= self.start + self.filled as u64 {
+                return Ok(0);
+            }
+        }
+        let from = (self.position - self.start) as usize;
+        let n = out.len().min(self.filled - from);
+        out[..n].copy_from_slice(&self.buffer.as_mut()[from..from + n]);
+        self.position += n as u64;
+        Ok(n)
+    }
+}
+
 /// The real length of an open file: its size, plus whatever a read past
 /// the size still finds (another host's appends the cache has not seen).
 pub fn real_len(file: &File) -> io::Result<u64> {
@@ -285,6 +334,20 @@ mod tests {
         assert_eq!(read_fresh(&path).unwrap().unwrap(), content);
         let file = open_fresh(&path).unwrap().unwrap();
         assert_eq!(real_len(&file).unwrap(), content.len() as u64);
+    }
+
+    #[test]
+    fn the_aligned_reader_reads_every_byte_in_order() {
+        use std::io::Read as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        let content: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &content).unwrap();
+        let file = open_fresh(&path).unwrap().unwrap();
+        let mut reader = std::io::BufReader::with_capacity(1000, AlignedReader::new(&file));
+        let mut all = Vec::new();
+        reader.read_to_end(&mut all).unwrap();
+        assert_eq!(all, content);
     }
 
     #[test]
