@@ -48,7 +48,7 @@ grep " $work/m1 " /proc/mounts | sed 's/^/shared-fs: /' >&2
 
 # --- the suite ---------------------------------------------------------------------
 # Every Python step has a timeout too: a hung mount fails the run.
-timeout 900 python3 "$here/suite.py" \
+timeout 1500 python3 "$here/suite.py" \
   --m1 "$work/m1" --m2 "$work/m2" --brick "$work/brick-$volume" \
   --bin "$bin" --fake-claude "$repo/tests/fake-claude" ||
   die "the suite failed (see above)"

@@ -336,7 +336,7 @@ def main():
     parser.add_argument("--per-writer", type=int,
                         default=int(os.environ.get("SHARED_FS_PER_WRITER", 100)))
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("SHARED_FS_ROUNDS", 2)))
-    parser.add_argument("--timeout", type=int, default=400, help="seconds per round")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per round")
     args = parser.parse_args()
 
     os.makedirs(f"{args.m1}/prim", exist_ok=True)
