@@ -5,14 +5,16 @@
 //! after another host changed a file:
 //! - the file's size and content: a plain read ends where the cached size
 //!   ends, so lines another host appended are missing. A read with
-//!   `O_DIRECT`, carried on until a read returns 0, gets every byte;
+//!   `O_DIRECT` (after a sync of the descriptor, which made the last rare
+//!   misses go away), carried on to a short read, gets every byte. GlusterFS
+//!   passes `O_DIRECT` to the server's disk, so every such read is aligned;
 //! - the name: after another host renamed a new file over it, opening the
 //!   name gives the old file (or `ESTALE`). Listing the folder makes the
 //!   client look its names up again; opening after that gets the new file.
 //!
-//! So on a shared file system (`filesystem::is_shared`), reads that a
-//! rewrite depends on list the folder, open with `O_DIRECT` and read to the
-//! real end; an append or a rewrite is confirmed through the path before it
+//! So on a shared file system (`filesystem::is_shared`), reads list the
+//! folder, open with `O_DIRECT`, sync, and read to the real end; an append
+//! or a rewrite is always synced and confirmed through the path before it
 //! is reported done; and `ESTALE` is retried, after listing the folder,
 //! until the lock deadline. On a local disk none of this runs.
 
@@ -210,16 +212,24 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()>
     let start = offset - offset % ALIGN as u64;
     let end = (offset + buf.len() as u64).div_ceil(ALIGN as u64) * ALIGN as u64;
     let mut aligned = AlignedBuffer::new((end - start) as usize);
+    let skip = (offset - start) as usize;
     let mut got = 0;
-    while got < aligned.len {
+    // Stop as soon as `buf` is covered, and after a read that ends off the
+    // alignment (the end of the file): a read from there would be
+    // unaligned, and refused if another host has appended meanwhile.
+    while got < skip + buf.len() {
         match file.read_at(&mut aligned.as_mut()[got..], start + got as u64) {
             Ok(0) => break,
-            Ok(n) => got += n,
+            Ok(n) => {
+                got += n;
+                if got % ALIGN != 0 {
+                    break;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    let skip = (offset - start) as usize;
     if got < skip + buf.len() {
         return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
     }
