@@ -20,6 +20,9 @@ impl State {
     pub fn open(origin: EffectiveStateDir, channel: Option<ChannelName>) -> anyhow::Result<Self> {
         let layout = Layout::new(&origin.path);
         let config = Config::load(&layout.config_file())?;
+        // A stale handle on a shared file system is retried as long as a
+        // lock is waited for.
+        crate::store::shared::set_stale_retry(config.lock_timeout());
         Ok(Self {
             layout,
             config,

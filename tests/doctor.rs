@@ -50,6 +50,36 @@ fn a_ready_setup_passes_and_says_so() {
     assert_eq!(status(&report, "live"), "skipped");
 }
 
+/// doctor names the file system under the state dir and where the state
+/// dir came from. The test's temp dir is on a local disk: no warning.
+#[test]
+fn the_file_system_and_the_state_dirs_source_are_named() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    let out = doctor(&env)
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .arg("--json")
+        .output()
+        .unwrap();
+    let report = checks(&out);
+    assert_eq!(status(&report, "file-system"), "ok", "{report}");
+    let detail = |name: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["detail"].as_str())
+            .unwrap()
+            .to_owned()
+    };
+    assert!(detail("file-system").ends_with("(local)"), "{report}");
+    assert!(detail("state-dir").contains("(from "), "{report}");
+}
+
 #[test]
 fn missing_auth_fails_and_names_both_ways() {
     let env = TestEnv::new();

@@ -93,7 +93,14 @@ impl Check {
 type CheckFn = fn(&Setup) -> Check;
 
 /// Every check, in the order shown.
-const CHECKS: &[CheckFn] = &[claude_found, authentication, state_dir, config, live_call];
+const CHECKS: &[CheckFn] = &[
+    claude_found,
+    authentication,
+    state_dir,
+    file_system,
+    config,
+    live_call,
+];
 
 pub fn run(
     state_dir: anyhow::Result<EffectiveStateDir>,
@@ -121,6 +128,7 @@ pub fn run(
     if output.json {
         print_json(&json!({"ok": failed.is_none(), "checks": checks}))?;
     } else {
+        let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
         let mut lines = Vec::new();
         for check in &checks {
             let tag = match check.status {
@@ -129,9 +137,9 @@ pub fn run(
                 Status::Fail => "FAIL",
                 Status::Skipped => "skip",
             };
-            lines.push(format!("{tag:<5} {:<10} {}", check.name, check.detail));
+            lines.push(format!("{tag:<5} {:<width$} {}", check.name, check.detail));
             if let Some(fix) = &check.fix {
-                lines.push(format!("      {:<10} fix: {fix}", ""));
+                lines.push(format!("      {:<width$} fix: {fix}", ""));
             }
         }
         print_text(&lines.join("\n"))?;
@@ -280,6 +288,37 @@ fn state_dir(setup: &Setup) -> Check {
         );
     }
     check
+}
+
+/// The file system under the state dir: a shared one the tool was not
+/// proven on gets a warning (README, "Shared file systems").
+fn file_system(setup: &Setup) -> Check {
+    const NAME: &str = "file-system";
+    let Ok(dir) = &setup.state_dir else {
+        return Check {
+            status: Status::Skipped,
+            ..Check::ok(NAME, "needs a state dir")
+        };
+    };
+    match crate::store::filesystem::identify(dir) {
+        Ok(fs) => match fs.warning() {
+            Some(warning) => Check::warn(
+                NAME,
+                warning,
+                "run tests/shared-fs/suite.py against two mounts of it before going live",
+            ),
+            None if fs.shared => Check::ok(NAME, format!("{} (shared, tested)", fs.name)),
+            None => Check::ok(NAME, format!("{} (local)", fs.name)),
+        },
+        Err(e) => Check::warn(
+            NAME,
+            format!(
+                "could not tell the file system under {}: {e}",
+                dir.display()
+            ),
+            "check that the state dir's folder is readable",
+        ),
+    }
 }
 
 fn state_dir_usable(setup: &Setup) -> Check {

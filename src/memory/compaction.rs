@@ -19,7 +19,6 @@
 //! makes a second concurrent compaction of the same user return at once.
 
 use std::io::{BufRead as _, BufReader};
-use std::os::unix::fs::FileExt as _;
 
 use anyhow::Context as _;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -41,6 +40,7 @@ use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
 use crate::store::fs::{open_read, read_optional, remove_if_exists};
 use crate::store::lock::FileLock;
+use crate::store::shared::AlignedReader;
 
 /// At most this many bytes of raw lines go into one summarising call; a
 /// longer backlog (an import, a disabled compactor) takes several rounds.
@@ -99,10 +99,16 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
         state.config.threshold()
     };
     let path = state.layout.messages_file(user);
-    let Some(file) = open_read(&path)? else {
+    // Without the lock, another host's compaction may replace the log
+    // while we count: a stale handle starts the count over.
+    crate::store::shared::retry_stale_whole(&path, || more_lines_than(&path, limit))
+}
+
+fn more_lines_than(path: &std::path::Path, limit: usize) -> anyhow::Result<bool> {
+    let Some(file) = open_read(path)? else {
         return Ok(false);
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut reader = BufReader::with_capacity(64 * 1024, AlignedReader::new(&file));
     let mut lines = 0usize;
     loop {
         let buf = reader
@@ -287,7 +293,8 @@ fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Plan
     };
     // Start offsets (and ends, after the newline) of every valid line.
     let mut valid: Vec<(u64, u64)> = Vec::new();
-    let mut reader = BufReader::new(&file);
+    // Aligned reads, as a file open with O_DIRECT needs.
+    let mut reader = BufReader::with_capacity(64 * 1024, AlignedReader::new(&file));
     let mut offset = 0u64;
     let mut line = Vec::new();
     loop {
@@ -332,7 +339,7 @@ fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Plan
         .unwrap_or(window_start);
 
     let mut prefix = vec![0u8; prefix_end as usize];
-    file.read_exact_at(&mut prefix, 0)
+    crate::store::shared::read_exact_at(&file, &mut prefix, 0)
         .with_context(|| format!("could not read {}", path.display()))?;
     let (lines, messages) = archive_days(&prefix, &path);
     Ok(Planned::Compact(Plan {
@@ -412,7 +419,7 @@ fn prefix_unchanged(state: &State, user: &UserId, prefix: &[u8]) -> anyhow::Resu
         return Ok(false);
     };
     let mut now = vec![0u8; prefix.len()];
-    Ok(file.read_exact_at(&mut now, 0).is_ok() && now == prefix)
+    Ok(crate::store::shared::read_exact_at(&file, &mut now, 0).is_ok() && now == prefix)
 }
 
 // --- the LLM call ------------------------------------------------------------
@@ -626,14 +633,9 @@ impl Journal {
                 Some(step) => step,
                 None => {
                     let path = state.layout.archive_file(user, *day);
-                    let size_before = match std::fs::metadata(&path) {
-                        Ok(meta) => meta.len(),
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-                        Err(e) => {
-                            return Err(e)
-                                .with_context(|| format!("could not stat {}", path.display()));
-                        }
-                    };
+                    // The real size (not a shared file system's cached
+                    // one): a replay compares against it.
+                    let size_before = crate::store::fs::len_of(&path)?.unwrap_or(0);
                     archives.push(ArchiveStep {
                         day: *day,
                         size_before,
@@ -699,7 +701,7 @@ fn apply_journal_locked(state: &State, user: &UserId, journal: &Journal) -> anyh
     if let Some(prefix) = prefix.filter(|p| crc32(p) == journal.prefix_crc) {
         for step in &journal.archives {
             let archive_path = state.layout.archive_file(user, step.day);
-            let size = std::fs::metadata(&archive_path).map_or(0, |m| m.len());
+            let size = crate::store::fs::len_of(&archive_path)?.unwrap_or(0);
             if size > step.size_before {
                 continue; // written before the kill
             }

@@ -91,13 +91,19 @@ pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Mess
         return Ok(Vec::new());
     }
     let path = state.layout.messages_file(user);
-    let Some(file) = open_read(&path)? else {
+    // Read without the lock, the log may be replaced by another host's
+    // compaction meanwhile: a stale handle starts the read over.
+    crate::store::shared::retry_stale_whole(&path, || recent_once(&path, n))
+}
+
+fn recent_once(path: &std::path::Path, n: usize) -> anyhow::Result<Vec<Message>> {
+    let Some(file) = open_read(path)? else {
         return Ok(Vec::new());
     };
     let mut messages = Vec::with_capacity(n.min(1024));
-    for item in reverse_lines(file, &path)? {
+    for item in reverse_lines(file, path)? {
         let (offset, line) = item?;
-        if let Some(message) = parse_or_warn(&line, &path, offset) {
+        if let Some(message) = parse_or_warn(&line, path, offset) {
             messages.push(message);
             if messages.len() == n {
                 break;

@@ -36,8 +36,14 @@ fn temp_path_for(path: &Path) -> PathBuf {
 
 /// Replace `path` with `bytes`, atomically. `fsync: false` skips the syncs
 /// (config `durability.fsync`), never the rename.
+///
+/// On a shared file system the syncs always run (another host must find
+/// the new file's bytes on the server once our lock is released), and the
+/// rename is confirmed: the name must point to the file written.
 pub fn write_atomic(path: &Path, bytes: &[u8], fsync: bool) -> anyhow::Result<()> {
     ensure_parent(path)?;
+    let shared = crate::store::shared::applies_to(path);
+    let fsync = fsync || shared;
     let temp = temp_path_for(path);
     let result = (|| -> anyhow::Result<()> {
         let mut file = std::fs::OpenOptions::new()
@@ -53,8 +59,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], fsync: bool) -> anyhow::Result<()
             file.sync_all()
                 .with_context(|| format!("could not sync {}", temp.display()))?;
         }
-        std::fs::rename(&temp, path)
+        crate::store::shared::retry_stale(path, || std::fs::rename(&temp, path))
             .with_context(|| format!("could not replace {}", path.display()))?;
+        if shared {
+            crate::store::shared::confirm_names(path, &file)?;
+        }
         Ok(())
     })();
     if result.is_err() {

@@ -119,7 +119,13 @@ pub fn open_creating_parent(
 }
 
 /// Open for reading; refuses a symlink. `Ok(None)` when it does not exist.
+/// On a shared file system the file is opened past the client's caches
+/// (`store::shared`): the one the name points to now, read to its real end.
 pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
+    if crate::store::shared::applies_to(path) {
+        return crate::store::shared::open_fresh(path)
+            .with_context(|| format!("could not open {}", path.display()));
+    }
     match OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
@@ -131,9 +137,14 @@ pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
     }
 }
 
-/// Read a whole (small) file; `Ok(None)` when it does not exist.
+/// Read a whole (small) file; `Ok(None)` when it does not exist. On a
+/// shared file system, to its real end (`store::shared::read_fresh`).
 pub fn read_optional(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     use std::io::Read as _;
+    if crate::store::shared::applies_to(path) {
+        return crate::store::shared::read_fresh(path)
+            .with_context(|| format!("could not read {}", path.display()));
+    }
     let Some(mut file) = open_read(path)? else {
         return Ok(None);
     };
@@ -162,7 +173,7 @@ pub fn sync_dir(path: &Path) -> anyhow::Result<()> {
 
 /// Remove a file; a missing one is fine.
 pub fn remove_if_exists(path: &Path) -> anyhow::Result<bool> {
-    match std::fs::remove_file(path) {
+    match crate::store::shared::retry_stale(path, || std::fs::remove_file(path)) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e).with_context(|| format!("could not remove {}", path.display())),
@@ -179,4 +190,15 @@ pub fn read_dir_optional(dir: &Path) -> anyhow::Result<Vec<std::fs::DirEntry>> {
     entries
         .collect::<io::Result<Vec<_>>>()
         .with_context(|| format!("could not list {}", dir.display()))
+}
+
+/// The real length of a file, or `None` when it does not exist: on a
+/// shared file system not the size a client has cached.
+pub fn len_of(path: &Path) -> anyhow::Result<Option<u64>> {
+    let Some(file) = open_read(path)? else {
+        return Ok(None);
+    };
+    crate::store::shared::real_len(&file)
+        .map(Some)
+        .with_context(|| format!("could not read {}", path.display()))
 }

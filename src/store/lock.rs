@@ -54,15 +54,19 @@ impl FileLock {
     /// Take the lock if it is free; `Ok(None)` if another process holds it.
     pub fn try_acquire(path: &Path) -> anyhow::Result<Option<Self>> {
         loop {
+            // A lock file another host removed (an erase) may give a stale
+            // handle for a moment: retried.
             let file = open_creating_parent(path, |path| {
-                OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .mode(0o600)
-                    .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                    .open(path)
+                crate::store::shared::retry_stale(path, || {
+                    OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .create(true)
+                        .truncate(false)
+                        .mode(0o600)
+                        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                        .open(path)
+                })
             })?;
             match file.try_lock() {
                 Ok(()) => {}
@@ -101,6 +105,7 @@ fn still_linked(file: &File, path: &Path) -> anyhow::Result<bool> {
     match std::fs::symlink_metadata(path) {
         Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) if crate::store::shared::is_stale(&e) => Ok(false),
         Err(e) => Err(e).with_context(|| format!("could not stat {}", path.display())),
     }
 }

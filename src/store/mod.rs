@@ -3,8 +3,10 @@
 
 pub mod archive;
 pub mod atomic;
+pub mod filesystem;
 pub mod frontmatter;
 pub mod fs;
 pub mod jsonl;
 pub mod lock;
+pub mod shared;
 pub mod tail;

@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt as _;
 
 /// Default block size: large enough that ten chat messages usually take one read.
 pub const BLOCK_SIZE: usize = 64 * 1024;
@@ -26,7 +25,9 @@ impl ReverseLines {
     }
 
     pub fn with_block_size(file: File, block: usize) -> io::Result<Self> {
-        let len = file.metadata()?.len();
+        // Not only the size: on a shared file system the cached size can
+        // miss what another host appended a moment ago.
+        let len = crate::store::shared::real_len(&file)?;
         let mut lines = Self {
             file,
             pending: Vec::new(),
@@ -51,7 +52,7 @@ impl ReverseLines {
         let size = want.min(self.start) as usize;
         let offset = self.start - size as u64;
         let mut chunk = vec![0u8; size + self.pending.len()];
-        self.file.read_exact_at(&mut chunk[..size], offset)?;
+        crate::store::shared::read_exact_at(&self.file, &mut chunk[..size], offset)?;
         chunk[size..].copy_from_slice(&self.pending);
         self.pending = chunk;
         self.start = offset;

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""The shared-file-system suite, run by tests/shared-fs/run.sh on two
+mounts of one GlusterFS volume (each mount stands for one broker host).
+
+1. The file-system primitives the tool relies on (so a client or kernel
+   that changes them is noticed):
+   - flock and POSIX locks taken through one mount exclude a taker through
+     the other, and are released when the holder is SIGKILLed;
+   - a file replaced by rename through one mount: after listing the folder,
+     the other mount opens the new file;
+   - a line appended through one mount: a read with O_DIRECT to the end
+     through the other mount has it.
+   What the tool works around (a plain open or read a moment later sees the
+   old file or misses the line) is measured and printed, not required.
+2. The tool: writers append through both mounts while `compact` and
+   `maintain` loop through one. Then, read on the brick itself: every
+   message acknowledged with exit 0 is in the log or an archive exactly
+   once, no line is torn, and no failed append left its line behind.
+"""
+
+import argparse
+import errno
+import fcntl
+import gzip
+import json
+import mmap
+import os
+import signal
+import subprocess
+import sys
+import time
+
+FAILURES = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        FAILURES.append(what)
+
+
+# --- 1. primitives -----------------------------------------------------------
+
+HOLDER = r"""
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+if sys.argv[2] == "flock":
+    fcntl.flock(fd, fcntl.LOCK_EX)
+else:
+    fcntl.lockf(fd, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(600)
+"""
+
+
+def try_lock(path, kind):
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if kind == "flock":
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError as e:
+        if e.errno in (errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+    finally:
+        os.close(fd)
+
+
+def locks_exclude_across_mounts(m1, m2):
+    for kind in ("flock", "posix"):
+        name = f"prim/{kind}.lock"
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, f"{m1}/{name}", kind],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            line = holder.stdout.readline().strip()
+            check(line == "locked", f"{kind}: a lock is taken through mount 1")
+            check(not try_lock(f"{m2}/{name}", kind),
+                  f"{kind}: the lock held through mount 1 excludes a taker through mount 2")
+        finally:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait()
+        deadline = time.monotonic() + 30
+        freed = False
+        while time.monotonic() < deadline and not freed:
+            freed = try_lock(f"{m2}/{name}", kind)
+            if not freed:
+                time.sleep(0.05)
+        check(freed, f"{kind}: SIGKILL of the holder releases it for mount 2 (within 30 s)")
+
+
+BUFFER = mmap.mmap(-1, 1 << 20)  # page-aligned, for O_DIRECT
+
+
+def read_direct(path):
+    """What the tool does: list the folder, open with O_DIRECT, sync the open
+    file, read in aligned 1 MiB steps until a read comes back short."""
+    os.listdir(os.path.dirname(path))
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    try:
+        os.fsync(fd)
+        out, offset = b"", 0
+        while True:
+            n = os.preadv(fd, [BUFFER], offset)
+            out += BUFFER[:n]
+            offset += n
+            if n < len(BUFFER):
+                return out
+    finally:
+        os.close(fd)
+
+
+def read_plain(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def renames_are_seen_across_mounts(m1, m2, rounds=50):
+    d1, d2 = f"{m1}/prim", f"{m2}/prim"
+    path1, path2 = f"{d1}/renamed", f"{d2}/renamed"
+    with open(path1, "wb") as f:
+        f.write(b"gen -1\n")
+    read_plain(path2)
+    plain_stale = listed_stale = 0
+    for i in range(rounds):
+        for variant in ("plain", "listed"):
+            want = b"gen %d %s\n" % (i, variant.encode())
+            with open(f"{path1}.tmp", "wb") as f:
+                f.write(want)
+                f.flush()
+                os.fsync(f.fileno())
+            os.rename(f"{path1}.tmp", path1)
+            try:
+                got = read_direct(path2) if variant == "listed" else read_plain(path2)
+            except OSError as e:
+                # The old file is gone on the server: ESTALE or ENOENT.
+                got = errno.errorcode.get(e.errno, str(e.errno)).encode()
+            if got != want:
+                if variant == "plain":
+                    plain_stale += 1
+                else:
+                    listed_stale += 1
+    print(f"     measured: opening a name right after a rename through the other mount "
+          f"gave the old file, ESTALE or ENOENT {plain_stale}/{rounds} times", flush=True)
+    check(listed_stale == 0,
+          f"rename: after listing the folder, mount 2 opens the new file "
+          f"({rounds - listed_stale}/{rounds})")
+
+
+def appends_are_read_to_the_end_across_mounts(m1, m2, rounds=50):
+    path1, path2 = f"{m1}/prim/appended", f"{m2}/prim/appended"
+    with open(path1, "wb") as f:
+        f.write(b"start\n")
+    read_plain(path2)
+    plain_missed = direct_missed = 0
+    for i in range(rounds):
+        line = b"line %d\n" % i
+        fd = os.open(path1, os.O_WRONLY | os.O_APPEND)
+        os.write(fd, line)
+        os.fsync(fd)
+        os.close(fd)
+        if not read_plain(path2).endswith(line):
+            plain_missed += 1
+        if not read_direct(path2).endswith(line):
+            direct_missed += 1
+    print(f"     measured: a plain read right after an append through the other mount "
+          f"missed the line {plain_missed}/{rounds} times", flush=True)
+    check(direct_missed == 0,
+          f"append: listed, O_DIRECT, synced: a read to the end through mount 2 has the line "
+          f"({rounds - direct_missed}/{rounds})")
+
+
+# --- 2. the tool ---------------------------------------------------------------
+
+CONFIG = {
+    "stm": {"contextWindow": 5},
+    "compacting": {"threshold": 20},
+    "durability": {"lockTimeoutMs": 60000},
+}
+
+WRITER = r"""
+i=0
+while [ "$i" -lt "$COUNT" ]; do
+  text="$TAG-$i"
+  "$BIN" --state-dir "$STATE" append --user "$USER_ID" -- "$text" 2>>"$ERRORS"
+  echo "$text $?" >>"$RESULTS"
+  i=$((i + 1))
+done
+"""
+
+LOOP = r"""
+while [ ! -e "$STOP" ]; do
+  "$BIN" --state-dir "$STATE" "$@" >>"$ERRORS.out" 2>>"$ERRORS"
+  echo "$?" >>"$RESULTS"
+done
+"""
+
+
+def tool_round(args, work, round_no):
+    user = f"U{round_no}"
+    m1_state, m2_state = f"{args.m1}/state", f"{args.m2}/state"
+    os.makedirs(f"{m1_state}/sessions", exist_ok=True)
+    with open(f"{m1_state}/sessions/config.json", "w") as f:
+        json.dump(CONFIG, f)
+    env = dict(os.environ)
+    env.update({
+        "BIN": args.bin,
+        "CLAUDE_BIN": args.fake_claude,
+        "FAKE_CLAUDE_REPLY": json.dumps({"summary": "They chatted on a shared volume."}),
+        "USER_ID": user,
+        "COUNT": str(args.per_writer),
+    })
+    env.pop("FAKE_CLAUDE_LOG", None)
+    os.makedirs(work, exist_ok=True)
+    stop = f"{work}/stop-{round_no}"
+    loops = []
+    for name, argv in (("compact", ["compact", "--user", user]), ("maintain", ["maintain"])):
+        loops.append((name, subprocess.Popen(
+            ["sh", "-c", LOOP, "loop"] + argv,
+            env={**env, "STATE": m1_state, "STOP": stop,
+                 "RESULTS": f"{work}/{name}-{round_no}.codes",
+                 "ERRORS": f"{work}/{name}-{round_no}.err"},
+            stdin=subprocess.DEVNULL)))
+    writers = []
+    started = time.monotonic()
+    for mount, state in (("m1", m1_state), ("m2", m2_state)):
+        for k in range(args.writers):
+            tag = f"r{round_no}-{mount}-w{k}"
+            writers.append(subprocess.Popen(
+                ["sh", "-c", WRITER],
+                env={**env, "STATE": state, "TAG": tag,
+                     "RESULTS": f"{work}/{tag}.results", "ERRORS": f"{work}/{tag}.err"},
+                stdin=subprocess.DEVNULL))
+    deadline = started + args.timeout
+    for w in writers:
+        w.wait(timeout=max(1, deadline - time.monotonic()))
+    elapsed = time.monotonic() - started
+    open(stop, "w").close()
+    for _, loop in loops:
+        loop.wait(timeout=120)
+
+    # What each writer was told.
+    acked, failed = set(), set()
+    for mount in ("m1", "m2"):
+        for k in range(args.writers):
+            tag = f"r{round_no}-{mount}-w{k}"
+            with open(f"{work}/{tag}.results") as f:
+                for line in f:
+                    text, code = line.split()
+                    (acked if code == "0" else failed).add(text)
+    total = args.writers * 2 * args.per_writer
+    check(len(acked) + len(failed) == total, f"round {round_no}: all {total} appends ran")
+    runs = {}
+    loop_errors = []
+    for name, _ in loops:
+        with open(f"{work}/{name}-{round_no}.codes") as f:
+            codes = [line.strip() for line in f]
+        runs[name] = (len(codes), sum(c == "0" for c in codes))
+        for suffix in (".err", ".err.out"):
+            with open(f"{work}/{name}-{round_no}{suffix}") as f:
+                loop_errors += [f"{name}: {line.strip()}" for line in f
+                                if "error: " in line]
+
+    # What is stored, read on the brick itself.
+    sessions = f"{args.brick}/state/sessions"
+    stored, torn = [], []
+    log = f"{sessions}/stm/{user}/messages.jsonl"
+    archived = 0
+    sources = [log] if os.path.exists(log) else []
+    archive_dir = f"{sessions}/archive/{user}"
+    if os.path.isdir(archive_dir):
+        sources += [f"{archive_dir}/{n}" for n in sorted(os.listdir(archive_dir))]
+    for source in sources:
+        opener = gzip.open if source.endswith(".gz") else open
+        with opener(source, "rb") as f:
+            for raw in f.read().split(b"\n"):
+                if not raw.strip():
+                    continue
+                try:
+                    stored.append(json.loads(raw)["text"])
+                    archived += source.endswith(".gz")
+                except (ValueError, KeyError):
+                    torn.append(raw[:80])
+    counts = {}
+    for text in stored:
+        counts[text] = counts.get(text, 0) + 1
+    lost = [t for t in acked if counts.get(t, 0) == 0]
+    duplicated = [t for t in acked if counts.get(t, 0) > 1]
+    left_behind = [t for t in failed if counts.get(t, 0) > 0]
+    unknown = [t for t in counts if t not in acked and t not in failed]
+
+    print(f"     round {round_no}: {total} appends through 2 mounts in {elapsed:.1f} s "
+          f"({total / elapsed:.0f}/s); {len(acked)} acknowledged, {len(failed)} failed; "
+          f"compact ran {runs['compact'][0]} times ({runs['compact'][1]} exit 0), "
+          f"maintain {runs['maintain'][0]} ({runs['maintain'][1]} exit 0); "
+          f"{archived} lines archived, {len(stored) - archived} in the log", flush=True)
+    if failed:
+        for mount in ("m1", "m2"):
+            for k in range(args.writers):
+                path = f"{work}/r{round_no}-{mount}-w{k}.err"
+                if os.path.getsize(path):
+                    with open(path) as f:
+                        print("     an append failed: " + f.readline().strip())
+                    break
+    for line in sorted(set(loop_errors))[:5]:
+        print(f"     {line}")
+    check(not lost, f"round {round_no}: no acknowledged message lost ({len(lost)} lost: {lost[:5]})")
+    check(not duplicated,
+          f"round {round_no}: none stored twice ({len(duplicated)}: {duplicated[:5]})")
+    check(not torn, f"round {round_no}: no torn line ({len(torn)}: {torn[:3]})")
+    check(not left_behind,
+          f"round {round_no}: no failed append left its line ({len(left_behind)}: {left_behind[:5]})")
+    check(not unknown, f"round {round_no}: nothing stored that nobody wrote ({unknown[:5]})")
+    check(not failed, f"round {round_no}: every append succeeded ({len(failed)} failed)")
+    check(archived > 0 and runs["compact"][1] > 0,
+          f"round {round_no}: compaction ran and archived lines meanwhile")
+    check(not loop_errors,
+          f"round {round_no}: every compact and maintain run succeeded "
+          f"({len(loop_errors)} errors)")
+    return len(acked)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--m1", required=True)
+    parser.add_argument("--m2", required=True)
+    parser.add_argument("--brick", required=True)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--fake-claude", required=True)
+    parser.add_argument("--writers", type=int, default=int(os.environ.get("SHARED_FS_WRITERS", 8)))
+    parser.add_argument("--per-writer", type=int,
+                        default=int(os.environ.get("SHARED_FS_PER_WRITER", 100)))
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("SHARED_FS_ROUNDS", 2)))
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per round")
+    args = parser.parse_args()
+
+    os.makedirs(f"{args.m1}/prim", exist_ok=True)
+    print("primitives (two mounts of one GlusterFS volume, default options):", flush=True)
+    locks_exclude_across_mounts(args.m1, args.m2)
+    renames_are_seen_across_mounts(args.m1, args.m2)
+    appends_are_read_to_the_end_across_mounts(args.m1, args.m2)
+
+    print(f"the tool: {args.writers} writers per mount, compact and maintain looping "
+          f"through mount 1:", flush=True)
+    work = f"{os.path.dirname(args.brick)}/suite"
+    acked = sum(tool_round(args, work, r) for r in range(1, args.rounds + 1))
+    print(f"     {acked} acknowledged appends checked in all", flush=True)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed", flush=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
