@@ -515,9 +515,32 @@ fn negative_ids_are_ids_not_flags() {
         &env,
         &["--json", "session", "show", "--user", "-1001234567890"],
     ));
-    assert_eq!(shown.as_array().unwrap().len(), 3, "{shown}");
+    // The group's line went to the conversation's own memory (`#KEY`).
+    assert_eq!(shown.as_array().unwrap().len(), 2, "{shown}");
     assert_eq!(shown[0]["msgId"], "-5");
+    let group = json_of(&run_ok(
+        &env,
+        &[
+            "--json",
+            "session",
+            "show",
+            "--conversation",
+            "-1001234567890",
+        ],
+    ));
+    assert_eq!(group.as_array().unwrap().len(), 1, "{group}");
+    assert_eq!(group[0]["text"], "me too");
     run_ok(&env, &["context", "--user", "-1001234567890"]);
+    run_ok(
+        &env,
+        &[
+            "context",
+            "--user",
+            "U1",
+            "--conversation",
+            "-1001234567890",
+        ],
+    );
 }
 
 // --- 6: redelivery of seed-logged messages --------------------------------------

@@ -79,14 +79,18 @@ pub fn existing_user(state: &State, user: &UserId) -> anyhow::Result<()> {
     if user_data::has_data(state, user) {
         return Ok(());
     }
-    if !user.is_conversation() {
-        user.require_id_rules()?;
-    }
+    let what = match user.conversation_key() {
+        Some(key) => format!("conversation {:?}", key.as_str()),
+        None => {
+            user.require_id_rules()?;
+            format!("user {:?}", user.as_str())
+        }
+    };
     Err(failure(
         Exit::UnknownUser,
         format!(
-            "no user or conversation {user:?} in {}: nothing is stored under that id; \
-             check the id (`claude-session session users` lists the known ones) and the state dir",
+            "no {what} in {}: nothing is stored under that id; check the id \
+             (`claude-session session users` lists the known ones) and the state dir",
             state.layout.state_dir().display()
         ),
     ))
