@@ -9,6 +9,7 @@ pub mod context;
 pub mod input;
 pub mod maintain;
 pub mod progress;
+pub mod search;
 pub mod session;
 pub mod style;
 
