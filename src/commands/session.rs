@@ -13,9 +13,9 @@ use crate::commands::style::{Style, escape_for_terminal, human_bytes, table};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
+use crate::memory::ledger::Spend;
 use crate::memory::message::{Message, format_ts};
 use crate::memory::user_data::{self, UserStats};
-use crate::memory::ledger::Spend;
 use crate::memory::{expiry, ltm, owners, people, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
@@ -133,11 +133,7 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
 fn describe_spend(spend: &Spend) -> String {
     format!(
         "${:.4} today, ${:.4} this month, ${:.4} in total; {} input and {} output tokens",
-        spend.today_usd,
-        spend.month_usd,
-        spend.total_usd,
-        spend.input_tokens,
-        spend.output_tokens
+        spend.today_usd, spend.month_usd, spend.total_usd, spend.input_tokens, spend.output_tokens
     )
 }
 
@@ -319,7 +315,11 @@ fn show(
                 .map(|m| (m, true)),
         );
     }
-    messages.extend(stm::all_messages(state, user)?.into_iter().map(|m| (m, false)));
+    messages.extend(
+        stm::all_messages(state, user)?
+            .into_iter()
+            .map(|m| (m, false)),
+    );
     if let Some(since) = since {
         messages.retain(|(m, _)| m.ts >= since);
     }
@@ -346,7 +346,12 @@ fn show(
         return Ok(());
     }
     let speakers: Vec<String> = messages.iter().map(|(m, _)| speaker(m)).collect();
-    let width = speakers.iter().map(|w| w.chars().count()).max().unwrap_or(0).max(9);
+    let width = speakers
+        .iter()
+        .map(|w| w.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let mut out = String::new();
     for ((message, archived), who) in messages.iter().zip(&speakers) {
         let stamp = message.ts.format("%Y-%m-%d %H:%M").to_string();

@@ -80,7 +80,12 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
         .filter(|o| o.kind == OwnerKind::Person)
         .map(|o| o.key.clone())
         .collect();
-    persons.extend(activity.keys().filter(|k| !conversations.contains(k)).cloned());
+    persons.extend(
+        activity
+            .keys()
+            .filter(|k| !conversations.contains(k))
+            .cloned(),
+    );
     let mut rows = Vec::new();
     for person in persons {
         let mut stats = user_data::stats(state, &person, now)?;
@@ -99,7 +104,11 @@ fn memberships(state: &State) -> anyhow::Result<BTreeMap<UserId, Vec<UserId>>> {
     let root = state.layout.sessions_dir().join("memberships");
     let mut map = BTreeMap::new();
     for person in read_dir_optional(&root)? {
-        let Some(id) = person.file_name().to_str().and_then(|n| UserId::new(n).ok()) else {
+        let Some(id) = person
+            .file_name()
+            .to_str()
+            .and_then(|n| UserId::new(n).ok())
+        else {
             continue;
         };
         let keys = read_dir_optional(&person.path())?
@@ -218,8 +227,9 @@ fn reply_spend(state: &State, owner: &Owner, now: DateTime<Utc>) -> anyhow::Resu
                 Ok(0) => break,
                 Ok(_) => add(&line),
                 Err(e) => {
-                    return Err(anyhow::Error::new(e)
-                        .context(format!("could not read {}", path.display())));
+                    return Err(
+                        anyhow::Error::new(e).context(format!("could not read {}", path.display()))
+                    );
                 }
             }
         }

@@ -154,7 +154,7 @@ pub fn search(state: &State, query: &Query) -> anyhow::Result<Outcome> {
     }
     let collector = collected.into_inner().expect("not poisoned");
     let more = collector.dropped;
-    let mut hits: Vec<Hit> = collector.heap.into_iter().map(|r| r.0.hit).collect();
+    let mut hits: Vec<Hit> = collector.heap.into_iter().map(|r| r.hit).collect();
     hits.sort_by(newest_first);
     Ok(Outcome {
         hits,
@@ -204,6 +204,7 @@ impl Matchers {
             Some(
                 RegexMatcherBuilder::new()
                     .case_insensitive(true)
+                    .fixed_strings(true)
                     .build_literals(&[stored])
                     .map_err(|e| usage(format!("the search phrase: {e}")))?,
             )
@@ -274,13 +275,18 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             _ => None,
         };
         if messages {
-            push(owner.messages_file(state), Kind::Message, "stm", Some(owner), about);
+            push(
+                owner.messages_file(state),
+                Kind::Message,
+                "stm",
+                Some(owner),
+                about,
+            );
             for day in archive_days(&owner.archive_dir(state))? {
                 if day_in_range(day, day, query) {
-                    let path = owner.archive_dir(state).join(format!(
-                        "messages-{}.jsonl.gz",
-                        day.format("%Y-%m-%d")
-                    ));
+                    let path = owner
+                        .archive_dir(state)
+                        .join(format!("messages-{}.jsonl.gz", day.format("%Y-%m-%d")));
                     push(path, Kind::Message, "archive", Some(owner), about);
                 }
             }
@@ -289,7 +295,13 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             continue;
         }
         if summaries {
-            push(owner.summary_file(state), Kind::Summary, "rolling", Some(owner), None);
+            push(
+                owner.summary_file(state),
+                Kind::Summary,
+                "rolling",
+                Some(owner),
+                None,
+            );
             for (dir, source) in [
                 (owner.daily_dir(state), "daily"),
                 (owner.weekly_dir(state), "weekly"),
@@ -300,7 +312,13 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
                     {
                         continue;
                     }
-                    push(dir.join(format!("{name}.md")), Kind::Summary, source, Some(owner), None);
+                    push(
+                        dir.join(format!("{name}.md")),
+                        Kind::Summary,
+                        source,
+                        Some(owner),
+                        None,
+                    );
                 }
             }
         }
@@ -311,7 +329,13 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
     if topics {
         let dir = state.layout.topics_dir();
         for name in ltm::markdown_names(&dir)? {
-            push(dir.join(format!("{name}.md")), Kind::Topic, "topic", None, None);
+            push(
+                dir.join(format!("{name}.md")),
+                Kind::Topic,
+                "topic",
+                None,
+                None,
+            );
         }
     }
     Ok(out)
@@ -410,8 +434,9 @@ fn search_target(
         // Gone since listed (expiry, compaction): nothing to search.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => {
-            return Err(anyhow::Error::new(e)
-                .context(format!("could not read {}", target.path.display())));
+            return Err(
+                anyhow::Error::new(e).context(format!("could not read {}", target.path.display()))
+            );
         }
     };
     let failed = |e: std::io::Error| {
@@ -499,11 +524,11 @@ fn message_hit(
         .find(|(_, m)| !m.is_empty())?;
     let owner = target.owner.as_ref();
     let speaker = match stored.role {
-        Role::User => stored
-            .user_id
-            .as_deref()
-            .map(str::to_owned)
-            .or_else(|| owner.filter(|o| o.kind == OwnerKind::Person).map(|o| o.key.to_string())),
+        Role::User => stored.user_id.as_deref().map(str::to_owned).or_else(|| {
+            owner
+                .filter(|o| o.kind == OwnerKind::Person)
+                .map(|o| o.key.to_string())
+        }),
         _ => None,
     };
     Some(Hit {
@@ -555,7 +580,10 @@ fn search_note(
     if !time_in_range(ts, query) {
         return Ok(());
     }
-    let body_start = text.lines().count().saturating_sub(doc.body.lines().count());
+    let body_start = text
+        .lines()
+        .count()
+        .saturating_sub(doc.body.lines().count());
     for (i, line) in doc.body.lines().enumerate() {
         let matches = matchers.find(line);
         if matches.is_empty() {
@@ -624,7 +652,8 @@ impl Ord for Ranked {
 }
 
 struct Collector {
-    heap: BinaryHeap<std::cmp::Reverse<Ranked>>,
+    /// A max-heap in newest-first order: its top is the oldest hit.
+    heap: BinaryHeap<Ranked>,
     limit: Option<usize>,
     dropped: usize,
 }
@@ -639,11 +668,10 @@ impl Collector {
     }
 
     fn push(&mut self, hit: Hit) {
-        self.heap.push(std::cmp::Reverse(Ranked { hit }));
+        self.heap.push(Ranked { hit });
         if let Some(limit) = self.limit
             && self.heap.len() > limit
         {
-            // The max of Reverse(newest-first) is the oldest hit.
             self.heap.pop();
             self.dropped += 1;
         }
@@ -652,7 +680,7 @@ impl Collector {
     fn merge(&mut self, other: Collector) {
         self.dropped += other.dropped;
         for ranked in other.heap {
-            self.push(ranked.0.hit);
+            self.push(ranked.hit);
         }
     }
 }
@@ -687,7 +715,7 @@ mod tests {
         let mut kept: Vec<i64> = collector
             .heap
             .into_iter()
-            .map(|r| r.0.hit.ts.unwrap().timestamp())
+            .map(|r| r.hit.ts.unwrap().timestamp())
             .collect();
         kept.sort();
         assert_eq!(kept, [7, 9]);
@@ -717,9 +745,19 @@ mod tests {
         let matchers = Matchers::new(&query).unwrap();
         let line = br#"{"ts":"2026-03-23T03:28:32Z","role":"user","text":"I SAY \"Refund\" now"}"#;
         let mut found = Vec::new();
-        scan(&line[..], &matchers, &mut |n, l| found.push((n, l.to_vec()))).unwrap();
+        scan(&line[..], &matchers, &mut |n, l| {
+            found.push((n, l.to_vec()))
+        })
+        .unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(matchers.find("I SAY \"Refund\" now"), vec![(2, 14)]);
-        assert!(Matchers::new(&Query { pattern: "a*".into(), regex: true, ..Query::default() }).is_err());
+        assert!(
+            Matchers::new(&Query {
+                pattern: "a*".into(),
+                regex: true,
+                ..Query::default()
+            })
+            .is_err()
+        );
     }
 }

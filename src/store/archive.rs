@@ -207,7 +207,10 @@ impl<R: std::io::Read> std::io::Read for MembersReader<R> {
             let Some(decoder) = self.decoder.as_mut() else {
                 return Ok(0);
             };
-            match decoder.read(out) {
+            // Small steps: a step that runs into damage returns an error
+            // and none of what it decoded, so a step is what damage costs.
+            let step = out.len().min(8 * 1024);
+            match decoder.read(&mut out[..step]) {
                 Ok(0) => {
                     let input = self.decoder.take().expect("checked above").into_inner();
                     self.next_member(input)?;
@@ -215,8 +218,10 @@ impl<R: std::io::Read> std::io::Read for MembersReader<R> {
                 Ok(n) => return Ok(n),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    self.damage
-                        .push(format!("damaged gzip data at byte {} ({e})", self.member_start));
+                    self.damage.push(format!(
+                        "damaged gzip data at byte {} ({e})",
+                        self.member_start
+                    ));
                     let mut input = self.decoder.take().expect("checked above").into_inner();
                     // Always move on, even when the decoder took nothing.
                     if input.position == self.member_start {
@@ -413,13 +418,17 @@ mod tests {
         let path = dir.path().join("x.jsonl.gz");
         append_member(&path, &[b"first"], false).unwrap();
         let good_len = std::fs::metadata(&path).unwrap().len() as usize;
-        let middle: Vec<Vec<u8>> = (0..3000).map(|i| format!("middle {i}").into_bytes()).collect();
+        let middle: Vec<Vec<u8>> = (0..3000)
+            .map(|i| format!("middle {i}").into_bytes())
+            .collect();
         let refs: Vec<&[u8]> = middle.iter().map(Vec::as_slice).collect();
         append_member(&path, &refs, false).unwrap();
         append_member(&path, &[b"third"], false).unwrap();
         let (clean, damage) = streamed(&path);
         assert!(damage.is_empty());
-        assert!(clean.starts_with(b"first\nmiddle 0\n") && clean.ends_with(b"middle 2999\nthird\n"));
+        assert!(
+            clean.starts_with(b"first\nmiddle 0\n") && clean.ends_with(b"middle 2999\nthird\n")
+        );
         let mut bytes = std::fs::read(&path).unwrap();
         let at = good_len + (bytes.len() - good_len) / 2;
         for b in &mut bytes[at..at + 8] {
@@ -428,17 +437,29 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let (out, damage) = streamed(&path);
         assert_eq!(damage.len(), 1, "{damage:?}");
-        assert!(damage[0].contains(&format!("byte {good_len}")), "{damage:?}");
+        assert!(
+            damage[0].contains(&format!("byte {good_len}")),
+            "{damage:?}"
+        );
         let text = String::from_utf8_lossy(&out);
-        assert!(text.starts_with("first\nmiddle 0\n"), "what decoded before the damage is kept");
-        assert!(text.ends_with("\nthird\n"), "the member after the damage is read: {}", &text[text.len() - 40..]);
+        assert!(
+            text.starts_with("first\nmiddle 0\n"),
+            "what decoded before the damage is kept"
+        );
+        assert!(
+            text.ends_with("\nthird\n"),
+            "the member after the damage is read: {}",
+            &text[text.len() - 40..]
+        );
     }
 
     #[test]
     fn streaming_a_cut_archive_keeps_its_start_and_reports_the_cut() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.jsonl.gz");
-        let lines: Vec<Vec<u8>> = (0..5000).map(|i| format!("line {i}").into_bytes()).collect();
+        let lines: Vec<Vec<u8>> = (0..5000)
+            .map(|i| format!("line {i}").into_bytes())
+            .collect();
         let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
         append_member(&path, &refs, false).unwrap();
         let bytes = std::fs::read(&path).unwrap();
