@@ -5,6 +5,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCandidates;
+
+use crate::commands::complete;
 
 use crate::layout::{ChannelName, ConversationKey, TopicSlug, UserId};
 use crate::memory::message::Role;
@@ -189,7 +192,7 @@ fn non_blank(value: &str) -> Result<String, String> {
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
     /// The user (sender) the message belongs to
-    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
     pub user: UserId,
 
     /// The platform's message id (kept as `msgId`)
@@ -213,7 +216,7 @@ pub struct MessageArgs {
     pub source: Option<String>,
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
-    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<ConversationKey>,
 
     /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
@@ -299,7 +302,8 @@ pub struct ContextArgs {
         short = 'u',
         value_name = "ID",
         allow_negative_numbers = true,
-        required_unless_present = "show_config"
+        required_unless_present = "show_config",
+        add = ArgValueCandidates::new(complete::users)
     )]
     pub user: Option<UserId>,
 
@@ -308,7 +312,7 @@ pub struct ContextArgs {
     pub window: Option<u32>,
 
     /// Whose shared memory, for a group or thread (--user is then the sender)
-    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<ConversationKey>,
 
     /// List each part, its size and estimated tokens, and what the size budget dropped or cut
@@ -324,11 +328,11 @@ pub struct ContextArgs {
 #[command(group = clap::ArgGroup::new("who").required(true).args(["user", "conversation", "all"]))]
 pub struct CompactArgs {
     /// Compact this user
-    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
     pub user: Option<UserId>,
 
     /// Compact this group or thread conversation
-    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<ConversationKey>,
 
     /// Compact every user over the threshold
@@ -350,7 +354,7 @@ pub struct CompactArgs {
 #[derive(Debug, Args)]
 pub struct MaintainArgs {
     /// Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)
-    #[arg(long, value_delimiter = ',', value_name = "TASK,…")]
+    #[arg(long, value_delimiter = ',', value_name = "TASK,…", add = ArgValueCandidates::new(complete::tasks))]
     pub only: Vec<String>,
 
     /// List every action; change nothing, call nothing
@@ -392,10 +396,10 @@ pub enum SessionCommand {
     )]
     Status {
         /// Show this user only
-        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
         user: Option<UserId>,
     },
-    /// One row per user
+    /// One row per person (1:1 or in groups): messages, last activity, size, spend
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session users\n  \
         claude-session --channel slack session users --sort size --limit 10"
@@ -408,6 +412,19 @@ pub enum SessionCommand {
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
     },
+    /// One row per conversation (group or thread): messages, people, last activity, spend
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session conversations\n  \
+        claude-session --channel slack session conversations --sort messages --json"
+    )]
+    Conversations {
+        /// Order of the rows, largest or newest first
+        #[arg(long, value_enum, default_value = "activity")]
+        sort: UserSort,
+        /// Show at most N conversations
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
     /// The conversation, readable
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session show --user U0123ABC -n 20\n  \
@@ -416,10 +433,10 @@ pub enum SessionCommand {
     #[command(group = clap::ArgGroup::new("whose").required(true).args(["user", "conversation"]))]
     Show {
         /// Whose conversation
-        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
         user: Option<UserId>,
         /// A group or thread conversation instead of a user's
-        #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
+        #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
         conversation: Option<ConversationKey>,
         /// Last N messages
         #[arg(short = 'n', value_name = "N")]
@@ -438,7 +455,7 @@ pub enum SessionCommand {
     )]
     Clear {
         /// Whose memory
-        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
         user: UserId,
         /// Everything: STM, profile, summaries, archive, index entry
         #[arg(long)]
@@ -455,7 +472,7 @@ pub enum SessionCommand {
     )]
     Profile {
         /// Whose profile
-        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
         user: UserId,
         /// Replace it with FILE (or - for stdin)
         #[arg(long, value_name = "FILE", conflicts_with = "edit")]
@@ -480,20 +497,12 @@ pub enum SessionCommand {
     #[command(after_help = "Examples:\n  claude-session --channel slack session forget toeic")]
     Forget {
         /// The topic's slug (its file name without .md)
+        #[arg(add = ArgValueCandidates::new(complete::topics))]
         slug: TopicSlug,
     },
-    /// Search profiles, topics and summaries
-    #[command(
-        after_help = "Examples:\n  claude-session --channel slack session search \"TOEIC exam\"\n  \
-        claude-session --channel slack session search exam --tag english"
-    )]
-    Search {
-        /// Words to look for (case-insensitive)
-        query: String,
-        /// Only entries with this tag; repeat for several
-        #[arg(long, value_name = "TAG")]
-        tag: Vec<String>,
-    },
+    /// Find anything anyone said: messages (short-term and archived), summaries, profiles, topics
+    #[command(after_help = SEARCH_HELP)]
+    Search(SearchArgs),
     /// Export everything of a user
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json --format json\n  \
@@ -501,7 +510,7 @@ pub enum SessionCommand {
     )]
     Export {
         /// Whose data
-        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
         user: UserId,
         /// Where to write it (must not exist yet, or be an empty folder)
         #[arg(long, value_name = "PATH")]
@@ -515,16 +524,82 @@ pub enum SessionCommand {
     Reindex,
 }
 
+const SEARCH_HELP: &str = "\
+Plain words match as a phrase, case-insensitively, in message text and in the
+text of summaries, profiles and topic notes (not in ids or JSON keys). Hits
+come newest first: where (person or conversation, file, line), when, who
+spoke, and the line. --json prints one object per hit (JSON Lines).
+A damaged archive is searched as far as it can be read, with a warning.
+
+Examples:
+  claude-session --channel slack session search refund
+  claude-session --channel slack session search TOEIC --user U0123ABC --since 2026-03-01
+  claude-session --channel slack session search 'refund|chargeback' --regex --kind messages
+  claude-session --channel slack --json session search invoice --conversation C042 --limit 0";
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// A phrase to find (case-insensitive), or with --regex a pattern
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// QUERY is a regular expression (Rust regex syntax, case-insensitive)
+    #[arg(long, short = 'e')]
+    pub regex: bool,
+
+    /// Only this person: their own memory, and what they said (or were answered) in groups
+    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
+    pub user: Option<UserId>,
+
+    /// Only this group or thread conversation
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
+    pub conversation: Option<ConversationKey>,
+
+    /// Only messages of this role (leaves out summaries, profiles and topics)
+    #[arg(long, value_enum)]
+    pub role: Option<Role>,
+
+    /// Only what was said on or after this (YYYY-MM-DD, midnight UTC, or RFC 3339)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Only what was said before this; a bare YYYY-MM-DD includes that whole day
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// Only these kinds of file; comma-separated or repeated
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,…")]
+    pub kind: Vec<SearchKind>,
+
+    /// Only profiles and topic notes with this tag; repeat for several
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
+
+    /// Show at most N hits, the newest; 0 shows all
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchKind {
+    Messages,
+    Summaries,
+    Profiles,
+    Topics,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum TopicCommand {
     /// Print a topic note
     Show {
         /// The topic's slug
+        #[arg(add = ArgValueCandidates::new(complete::topics))]
         slug: TopicSlug,
     },
     /// Write a topic note from FILE (or - / nothing for stdin)
     Set {
         /// The topic's slug (letters, digits, - _ .)
+        #[arg(add = ArgValueCandidates::new(complete::topics))]
         slug: TopicSlug,
         /// The note (markdown, optional frontmatter); stdin when absent or -
         file: Option<PathBuf>,

@@ -50,6 +50,8 @@ impl Exit {
             Self::ClaudeNotFound,
             Self::ClaudeFailed,
             Self::OverBudget,
+            Self::UnknownUser,
+            Self::ClaudeUnavailable,
             Self::ClaudeTimeout,
         ]
         .into_iter()
@@ -100,4 +102,43 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Exit;
+
+    /// Every exit code comes back from `from_code` (a failure recorded for
+    /// waiting redeliveries keeps its code: 75 stays "retry later").
+    #[test]
+    fn every_exit_round_trips_through_its_code() {
+        // A new variant fails to compile here: add it below and to
+        // `from_code`.
+        let listed = |exit: Exit| match exit {
+            Exit::Success
+            | Exit::Usage
+            | Exit::State
+            | Exit::LockTimeout
+            | Exit::ClaudeNotFound
+            | Exit::ClaudeFailed
+            | Exit::OverBudget
+            | Exit::UnknownUser
+            | Exit::ClaudeUnavailable
+            | Exit::ClaudeTimeout => exit,
+        };
+        for exit in [
+            Exit::Success,
+            Exit::Usage,
+            Exit::State,
+            Exit::LockTimeout,
+            Exit::ClaudeNotFound,
+            Exit::ClaudeFailed,
+            Exit::OverBudget,
+            Exit::UnknownUser,
+            Exit::ClaudeUnavailable,
+            Exit::ClaudeTimeout,
+        ] {
+            assert_eq!(Exit::from_code(listed(exit).code()), Some(exit));
+        }
+    }
 }

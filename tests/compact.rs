@@ -1140,3 +1140,40 @@ fn compact_all_with_nothing_to_do_never_prints_a_negative_zero_cost() {
     assert!(!text.contains("-0.0"), "{text}");
     assert!(text.contains("$0.0000"), "{text}");
 }
+
+/// A conversation over the threshold is compacted in the background too:
+/// the detached `compact` is told `--conversation KEY`, not `--user #KEY`
+/// (which no person can be).
+#[test]
+fn background_compaction_reaches_a_conversation() {
+    let env = TestEnv::new();
+    env.write_config(CONFIG);
+    for i in 0..50 {
+        env.cmd()
+            .args(["append", "--user", "U1", "--conversation", "G1", "--"])
+            .arg(format!("group line {i}"))
+            .assert()
+            .success();
+    }
+    let out = env
+        .cmd()
+        .args(["ask", "--json", "--user", "U1", "--conversation", "G1"])
+        .arg("--claude-bin")
+        .arg(common::fake_claude())
+        .args(["--", "hello"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(ask_json(&out)["compacted"], true);
+    let done = wait_for(Duration::from_secs(20), Duration::from_millis(50), || {
+        env.read_lines("#G1").len() == 10
+    });
+    assert!(
+        done,
+        "the conversation was not compacted: {} line(s)",
+        env.read_lines("#G1").len()
+    );
+    wait_for(Duration::from_secs(5), Duration::from_millis(50), || {
+        !env.journal_path("#G1").exists()
+    });
+}

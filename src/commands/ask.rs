@@ -482,7 +482,12 @@ fn spawn_background_compaction(
         command.arg("--channel").arg(channel.as_str());
     }
     command
-        .args(["compact", "--user", user.as_str(), "--claude-bin"])
+        .arg("compact")
+        .args(match user.conversation_key() {
+            Some(key) => ["--conversation".to_owned(), key.as_str().to_owned()],
+            None => ["--user".to_owned(), user.as_str().to_owned()],
+        })
+        .arg("--claude-bin")
         .arg(&claude.program)
         .arg("--timeout")
         .arg(claude.timeout.as_secs().to_string());

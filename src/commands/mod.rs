@@ -5,12 +5,14 @@ pub mod append;
 pub mod ask;
 pub mod chat;
 pub mod compact;
+pub mod complete;
 pub mod context;
 pub mod doctor;
 pub mod input;
 pub mod maintain;
 pub mod progress;
 pub mod reply_stream;
+pub mod search;
 pub mod session;
 pub mod style;
 

@@ -33,6 +33,15 @@ impl Style {
         self.paint("2", text)
     }
 
+    /// A match inside a search hit: bold red.
+    pub fn highlight(&self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.color
+    }
+
     pub fn role(&self, role: &str) -> String {
         let code = match role {
             "user" => "36",
@@ -41,6 +50,14 @@ impl Style {
         };
         self.paint(code, role)
     }
+}
+
+/// Stored text as one line for a terminal (a search hit): [`printable`],
+/// with line breaks and tabs escaped too (`\n`, `\t`), so a hit cannot
+/// spill into the next row. A backslash stays as it is: this is for
+/// reading, not for parsing back (`--json` is for that).
+pub fn escape_for_terminal(text: &str) -> String {
+    escape(text, true).into_owned()
 }
 
 /// Columns padded to their widest cell; the header in bold.
@@ -107,6 +124,14 @@ mod tests {
         assert_eq!(human_bytes(2048), "2.0 KB");
         assert_eq!(human_bytes(5), "5 B");
     }
+
+    #[test]
+    fn control_characters_become_visible() {
+        assert_eq!(
+            escape_for_terminal("a\x1b[31mb\tc\u{9b}d\u{202e}e\u{7f}é\nf"),
+            "a\\u{1b}[31mb\\tc\\u{9b}d\\u{202e}e\\u{7f}é\\nf"
+        );
+    }
 }
 
 /// Stored text made safe to print on a terminal: controls that move the
@@ -116,8 +141,14 @@ mod tests {
 /// stored `\r` cannot forge a row and `ESC [2J` cannot clear the screen.
 /// `--json` output keeps the exact text.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    fn is_hazard(c: char) -> bool {
-        (c.is_control() && c != '\n' && c != '\t')
+    escape(text, false)
+}
+
+/// The one escaping of stored text for terminals; `one_line` escapes line
+/// breaks and tabs too.
+fn escape(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
+    let is_hazard = |c: char| {
+        (c.is_control() && (one_line || (c != '\n' && c != '\t')))
             || matches!(
                 c,
                 '\u{200e}'
@@ -128,7 +159,7 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
                     | '\u{2028}'
                     | '\u{2029}'
             )
-    }
+    };
     if !text.chars().any(is_hazard) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -136,6 +167,8 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     for c in text.chars() {
         match c {
             '\r' => out.push_str("\\r"),
+            '\n' if one_line => out.push_str("\\n"),
+            '\t' if one_line => out.push_str("\\t"),
             c if is_hazard(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }

@@ -9,6 +9,8 @@ pub mod ledger;
 pub mod ltm;
 pub mod message;
 pub mod migration;
+pub mod owners;
+pub mod people;
 pub mod prompts;
 pub mod search;
 pub mod stm;

@@ -127,8 +127,7 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
     let buffer = record(lines, last.is_some_and(|b| b != b'\n'));
     let written = file.write_all(&buffer).and_then(|()| file.sync_data());
     if let Err(e) = written {
-        let _ = file.set_len(end);
-        let _ = file.sync_data();
+        cut_back_if_ours(&reader, &file, end, &buffer);
         return Err(e);
     }
     if end == 0
@@ -146,13 +145,27 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
     }
     let mut back = vec![0u8; buffer.len()];
     if shared::read_exact_at(&reader, &mut back, end).is_err() || back != buffer {
-        let _ = file.set_len(end);
-        let _ = file.sync_data();
+        cut_back_if_ours(&reader, &file, end, &buffer);
         return Err(std::io::Error::other(
-            "the record read back through the path is not the one written; nothing was logged",
+            "the record read back through the path is not the one written; it may or may not \
+             be in the log (a redelivery with the same --msg-id is recognised)",
         ));
     }
     Ok(())
+}
+
+/// Undo a failed append, but only when what follows `end` is a piece of
+/// our own record and nothing else: if `end` came from a stale read,
+/// another host's committed lines sit there, and cutting would delete them.
+fn cut_back_if_ours(reader: &std::fs::File, file: &std::fs::File, end: u64, buffer: &[u8]) {
+    let mut after = Vec::new();
+    if crate::store::shared::read_to_end_at(reader, end, &mut after).is_ok()
+        && !after.is_empty()
+        && buffer.starts_with(&after)
+    {
+        let _ = file.set_len(end);
+        let _ = file.sync_data();
+    }
 }
 
 fn ends_with_newline(file: &std::fs::File, len: u64) -> anyhow::Result<bool> {
