@@ -182,14 +182,15 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Channel-wide or one user''s counts, storage and spend')
-            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'One row per user')
+            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'One row per person (1:1 or in groups): messages, last activity, size, spend')
+            [CompletionResult]::new('conversations', 'conversations', [CompletionResultType]::ParameterValue, 'One row per conversation (group or thread): messages, people, last activity, spend')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'The conversation, readable')
             [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Clear a user''s short-term memory, or with --all everything of the user')
             [CompletionResult]::new('profile', 'profile', [CompletionResultType]::ParameterValue, 'Show, replace or edit a user''s profile')
             [CompletionResult]::new('topics', 'topics', [CompletionResultType]::ParameterValue, 'List topic notes')
             [CompletionResult]::new('topic', 'topic', [CompletionResultType]::ParameterValue, 'Show or set one topic note')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete a topic note')
-            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search profiles, topics and summaries')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export everything of a user')
             [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -214,6 +215,22 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         'claude-session;session;users' {
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order of the rows, largest or newest first')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N users')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'claude-session;session;conversations' {
+            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order of the rows, largest or newest first')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N conversations')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
@@ -374,9 +391,20 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;search' {
-            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Only entries with this tag; repeat for several')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Only this person: their own memory, and what they said (or were answered) in groups')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Only this person: their own memory, and what they said (or were answered) in groups')
+            [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'Only this group or thread conversation')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only messages of this role (leaves out summaries, profiles and topics)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only what was said on or after this (YYYY-MM-DD, midnight UTC, or RFC 3339)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only what was said before this; a bare YYYY-MM-DD includes that whole day')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only these kinds of file; comma-separated or repeated')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Only profiles and topic notes with this tag; repeat for several')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N hits, the newest; 0 shows all')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N hits, the newest; 0 shows all')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
             [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'QUERY is a regular expression (Rust regex syntax, case-insensitive)')
+            [CompletionResult]::new('--regex', '--regex', [CompletionResultType]::ParameterName, 'QUERY is a regular expression (Rust regex syntax, case-insensitive)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
@@ -422,14 +450,15 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         }
         'claude-session;session;help' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Channel-wide or one user''s counts, storage and spend')
-            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'One row per user')
+            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'One row per person (1:1 or in groups): messages, last activity, size, spend')
+            [CompletionResult]::new('conversations', 'conversations', [CompletionResultType]::ParameterValue, 'One row per conversation (group or thread): messages, people, last activity, spend')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'The conversation, readable')
             [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Clear a user''s short-term memory, or with --all everything of the user')
             [CompletionResult]::new('profile', 'profile', [CompletionResultType]::ParameterValue, 'Show, replace or edit a user''s profile')
             [CompletionResult]::new('topics', 'topics', [CompletionResultType]::ParameterValue, 'List topic notes')
             [CompletionResult]::new('topic', 'topic', [CompletionResultType]::ParameterValue, 'Show or set one topic note')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete a topic note')
-            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search profiles, topics and summaries')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export everything of a user')
             [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -439,6 +468,9 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;session;help;users' {
+            break
+        }
+        'claude-session;session;help;conversations' {
             break
         }
         'claude-session;session;help;show' {
@@ -526,14 +558,15 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
         }
         'claude-session;help;session' {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Channel-wide or one user''s counts, storage and spend')
-            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'One row per user')
+            [CompletionResult]::new('users', 'users', [CompletionResultType]::ParameterValue, 'One row per person (1:1 or in groups): messages, last activity, size, spend')
+            [CompletionResult]::new('conversations', 'conversations', [CompletionResultType]::ParameterValue, 'One row per conversation (group or thread): messages, people, last activity, spend')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'The conversation, readable')
             [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Clear a user''s short-term memory, or with --all everything of the user')
             [CompletionResult]::new('profile', 'profile', [CompletionResultType]::ParameterValue, 'Show, replace or edit a user''s profile')
             [CompletionResult]::new('topics', 'topics', [CompletionResultType]::ParameterValue, 'List topic notes')
             [CompletionResult]::new('topic', 'topic', [CompletionResultType]::ParameterValue, 'Show or set one topic note')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Delete a topic note')
-            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search profiles, topics and summaries')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export everything of a user')
             [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files')
             break
@@ -542,6 +575,9 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;help;session;users' {
+            break
+        }
+        'claude-session;help;session;conversations' {
             break
         }
         'claude-session;help;session;show' {

@@ -67,6 +67,9 @@ _claude__session() {
             claude__session__subcmd__help__subcmd__session,clear)
                 cmd="claude__session__subcmd__help__subcmd__session__subcmd__clear"
                 ;;
+            claude__session__subcmd__help__subcmd__session,conversations)
+                cmd="claude__session__subcmd__help__subcmd__session__subcmd__conversations"
+                ;;
             claude__session__subcmd__help__subcmd__session,export)
                 cmd="claude__session__subcmd__help__subcmd__session__subcmd__export"
                 ;;
@@ -106,6 +109,9 @@ _claude__session() {
             claude__session__subcmd__session,clear)
                 cmd="claude__session__subcmd__session__subcmd__clear"
                 ;;
+            claude__session__subcmd__session,conversations)
+                cmd="claude__session__subcmd__session__subcmd__conversations"
+                ;;
             claude__session__subcmd__session,export)
                 cmd="claude__session__subcmd__session__subcmd__export"
                 ;;
@@ -141,6 +147,9 @@ _claude__session() {
                 ;;
             claude__session__subcmd__session__subcmd__help,clear)
                 cmd="claude__session__subcmd__session__subcmd__help__subcmd__clear"
+                ;;
+            claude__session__subcmd__session__subcmd__help,conversations)
+                cmd="claude__session__subcmd__session__subcmd__help__subcmd__conversations"
                 ;;
             claude__session__subcmd__session__subcmd__help,export)
                 cmd="claude__session__subcmd__session__subcmd__help__subcmd__export"
@@ -659,7 +668,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__help__subcmd__session)
-            opts="status users show clear profile topics topic forget search export reindex"
+            opts="status users conversations show clear profile topics topic forget search export reindex"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -673,6 +682,20 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__help__subcmd__session__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        claude__session__subcmd__help__subcmd__session__subcmd__conversations)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -912,7 +935,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__session)
-            opts="-v -q -h -V --state-dir --channel --json --verbose --quiet --help --version status users show clear profile topics topic forget search export reindex help"
+            opts="-v -q -h -V --state-dir --channel --json --verbose --quiet --help --version status users conversations show clear profile topics topic forget search export reindex help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -948,6 +971,39 @@ _claude__session() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        claude__session__subcmd__session__subcmd__conversations)
+            opts="-v -q -h -V --sort --limit --state-dir --channel --json --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --sort)
+                    COMPREPLY=($(compgen -W "activity messages size" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1036,7 +1092,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__session__subcmd__help)
-            opts="status users show clear profile topics topic forget search export reindex help"
+            opts="status users conversations show clear profile topics topic forget search export reindex help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1050,6 +1106,20 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__session__subcmd__help__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        claude__session__subcmd__session__subcmd__help__subcmd__conversations)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1308,13 +1378,49 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__session__subcmd__search)
-            opts="-v -q -h -V --tag --state-dir --channel --json --verbose --quiet --help --version"
+            opts="-e -u -n -v -q -h -V --regex --user --conversation --role --since --until --kind --tag --limit --state-dir --channel --json --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -W "user assistant system" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "messages summaries profiles topics" -- "${cur}"))
+                    return 0
+                    ;;
                 --tag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -173,14 +173,15 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand status 'Channel-wide or one user''s counts, storage and spend'
-            cand users 'One row per user'
+            cand users 'One row per person (1:1 or in groups): messages, last activity, size, spend'
+            cand conversations 'One row per conversation (group or thread): messages, people, last activity, spend'
             cand show 'The conversation, readable'
             cand clear 'Clear a user''s short-term memory, or with --all everything of the user'
             cand profile 'Show, replace or edit a user''s profile'
             cand topics 'List topic notes'
             cand topic 'Show or set one topic note'
             cand forget 'Delete a topic note'
-            cand search 'Search profiles, topics and summaries'
+            cand search 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics'
             cand export 'Export everything of a user'
             cand reindex 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -203,6 +204,21 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;session;users'= {
             cand --sort 'Order of the rows, largest or newest first'
             cand --limit 'Show at most N users'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
+            cand --json 'Print machine-readable JSON on stdout'
+            cand -v 'Say more on stderr; shows the cause chain of errors'
+            cand --verbose 'Say more on stderr; shows the cause chain of errors'
+            cand -q 'Print no warnings, only errors'
+            cand --quiet 'Print no warnings, only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'claude-session;session;conversations'= {
+            cand --sort 'Order of the rows, largest or newest first'
+            cand --limit 'Show at most N conversations'
             cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
             cand --json 'Print machine-readable JSON on stdout'
@@ -350,9 +366,20 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand --version 'Print version'
         }
         &'claude-session;session;search'= {
-            cand --tag 'Only entries with this tag; repeat for several'
+            cand -u 'Only this person: their own memory, and what they said (or were answered) in groups'
+            cand --user 'Only this person: their own memory, and what they said (or were answered) in groups'
+            cand --conversation 'Only this group or thread conversation'
+            cand --role 'Only messages of this role (leaves out summaries, profiles and topics)'
+            cand --since 'Only what was said on or after this (YYYY-MM-DD, midnight UTC, or RFC 3339)'
+            cand --until 'Only what was said before this; a bare YYYY-MM-DD includes that whole day'
+            cand --kind 'Only these kinds of file; comma-separated or repeated'
+            cand --tag 'Only profiles and topic notes with this tag; repeat for several'
+            cand -n 'Show at most N hits, the newest; 0 shows all'
+            cand --limit 'Show at most N hits, the newest; 0 shows all'
             cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
             cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
+            cand -e 'QUERY is a regular expression (Rust regex syntax, case-insensitive)'
+            cand --regex 'QUERY is a regular expression (Rust regex syntax, case-insensitive)'
             cand --json 'Print machine-readable JSON on stdout'
             cand -v 'Say more on stderr; shows the cause chain of errors'
             cand --verbose 'Say more on stderr; shows the cause chain of errors'
@@ -395,14 +422,15 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         }
         &'claude-session;session;help'= {
             cand status 'Channel-wide or one user''s counts, storage and spend'
-            cand users 'One row per user'
+            cand users 'One row per person (1:1 or in groups): messages, last activity, size, spend'
+            cand conversations 'One row per conversation (group or thread): messages, people, last activity, spend'
             cand show 'The conversation, readable'
             cand clear 'Clear a user''s short-term memory, or with --all everything of the user'
             cand profile 'Show, replace or edit a user''s profile'
             cand topics 'List topic notes'
             cand topic 'Show or set one topic note'
             cand forget 'Delete a topic note'
-            cand search 'Search profiles, topics and summaries'
+            cand search 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics'
             cand export 'Export everything of a user'
             cand reindex 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -410,6 +438,8 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;session;help;status'= {
         }
         &'claude-session;session;help;users'= {
+        }
+        &'claude-session;session;help;conversations'= {
         }
         &'claude-session;session;help;show'= {
         }
@@ -477,20 +507,23 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         }
         &'claude-session;help;session'= {
             cand status 'Channel-wide or one user''s counts, storage and spend'
-            cand users 'One row per user'
+            cand users 'One row per person (1:1 or in groups): messages, last activity, size, spend'
+            cand conversations 'One row per conversation (group or thread): messages, people, last activity, spend'
             cand show 'The conversation, readable'
             cand clear 'Clear a user''s short-term memory, or with --all everything of the user'
             cand profile 'Show, replace or edit a user''s profile'
             cand topics 'List topic notes'
             cand topic 'Show or set one topic note'
             cand forget 'Delete a topic note'
-            cand search 'Search profiles, topics and summaries'
+            cand search 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics'
             cand export 'Export everything of a user'
             cand reindex 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
         }
         &'claude-session;help;session;status'= {
         }
         &'claude-session;help;session;users'= {
+        }
+        &'claude-session;help;session;conversations'= {
         }
         &'claude-session;help;session;show'= {
         }

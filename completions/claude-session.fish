@@ -129,25 +129,26 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" 
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand maintain" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -l json -d 'Print machine-readable JSON on stdout'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -s q -l quiet -d 'Print no warnings, only errors'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -s h -l help -d 'Print help'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "status" -d 'Channel-wide or one user\'s counts, storage and spend'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "users" -d 'One row per user'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "show" -d 'The conversation, readable'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "clear" -d 'Clear a user\'s short-term memory, or with --all everything of the user'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "profile" -d 'Show, replace or edit a user\'s profile'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "topics" -d 'List topic notes'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "topic" -d 'Show or set one topic note'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "forget" -d 'Delete a topic note'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "search" -d 'Search profiles, topics and summaries'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "export" -d 'Export everything of a user'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users show clear profile topics topic forget search export reindex help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -l json -d 'Print machine-readable JSON on stdout'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -s q -l quiet -d 'Print no warnings, only errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -s h -l help -d 'Print help'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -s V -l version -d 'Print version'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "status" -d 'Channel-wide or one user\'s counts, storage and spend'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "users" -d 'One row per person (1:1 or in groups): messages, last activity, size, spend'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "conversations" -d 'One row per conversation (group or thread): messages, people, last activity, spend'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "show" -d 'The conversation, readable'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "clear" -d 'Clear a user\'s short-term memory, or with --all everything of the user'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "profile" -d 'Show, replace or edit a user\'s profile'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "topics" -d 'List topic notes'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "topic" -d 'Show or set one topic note'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "forget" -d 'Delete a topic note'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "search" -d 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "export" -d 'Export everything of a user'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and not __fish_seen_subcommand_from status users conversations show clear profile topics topic forget search export reindex help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -s u -l user -d 'Show this user only' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from status" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
@@ -167,6 +168,17 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from users" -s V -l version -d 'Print version'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -l sort -d 'Order of the rows, largest or newest first' -r -f -a "activity\t''
+messages\t''
+size\t''"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -l limit -d 'Show at most N conversations' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -l json -d 'Print machine-readable JSON on stdout'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -s q -l quiet -d 'Print no warnings, only errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -s h -l help -d 'Print help'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from conversations" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s u -l user -d 'Whose conversation' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -l conversation -d 'A group or thread conversation instead of a user\'s' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from show" -s n -d 'Last N messages' -r
@@ -223,9 +235,22 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from forget" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l tag -d 'Only entries with this tag; repeat for several' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -s u -l user -d 'Only this person: their own memory, and what they said (or were answered) in groups' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l conversation -d 'Only this group or thread conversation' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l role -d 'Only messages of this role (leaves out summaries, profiles and topics)' -r -f -a "user\t''
+assistant\t''
+system\t''"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l since -d 'Only what was said on or after this (YYYY-MM-DD, midnight UTC, or RFC 3339)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l until -d 'Only what was said before this; a bare YYYY-MM-DD includes that whole day' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l kind -d 'Only these kinds of file; comma-separated or repeated' -r -f -a "messages\t''
+summaries\t''
+profiles\t''
+topics\t''"
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l tag -d 'Only profiles and topic notes with this tag; repeat for several' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -s n -l limit -d 'Show at most N hits, the newest; 0 shows all' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -s e -l regex -d 'QUERY is a regular expression (Rust regex syntax, case-insensitive)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -l json -d 'Print machine-readable JSON on stdout'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from search" -s q -l quiet -d 'Print no warnings, only errors'
@@ -251,14 +276,15 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand session; a
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from reindex" -s V -l version -d 'Print version'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "status" -d 'Channel-wide or one user\'s counts, storage and spend'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "users" -d 'One row per user'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "users" -d 'One row per person (1:1 or in groups): messages, last activity, size, spend'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "conversations" -d 'One row per conversation (group or thread): messages, people, last activity, spend'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "show" -d 'The conversation, readable'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Clear a user\'s short-term memory, or with --all everything of the user'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "profile" -d 'Show, replace or edit a user\'s profile'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "topics" -d 'List topic notes'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "topic" -d 'Show or set one topic note'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Delete a topic note'
-complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "search" -d 'Search profiles, topics and summaries'
+complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "search" -d 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "export" -d 'Export everything of a user'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'
 complete -c claude-session -n "__fish_claude_session_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -283,13 +309,14 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand help; and 
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "doctor" -d 'Check everything a broker needs before going live; say what to fix'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "status" -d 'Channel-wide or one user\'s counts, storage and spend'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "users" -d 'One row per user'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "users" -d 'One row per person (1:1 or in groups): messages, last activity, size, spend'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "conversations" -d 'One row per conversation (group or thread): messages, people, last activity, spend'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "show" -d 'The conversation, readable'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "clear" -d 'Clear a user\'s short-term memory, or with --all everything of the user'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "profile" -d 'Show, replace or edit a user\'s profile'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "topics" -d 'List topic notes'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "topic" -d 'Show or set one topic note'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "forget" -d 'Delete a topic note'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "search" -d 'Search profiles, topics and summaries'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "search" -d 'Find anything anyone said: messages (short-term and archived), summaries, profiles, topics'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "export" -d 'Export everything of a user'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "reindex" -d 'Rebuild ltm/index.json, and the record of who wrote in which group, from the files'

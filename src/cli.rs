@@ -366,7 +366,7 @@ pub enum SessionCommand {
         #[arg(long, short = 'u', value_name = "ID")]
         user: Option<UserId>,
     },
-    /// One row per user
+    /// One row per person (1:1 or in groups): messages, last activity, size, spend
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session users\n  \
         claude-session --channel slack session users --sort size --limit 10"
@@ -376,6 +376,19 @@ pub enum SessionCommand {
         #[arg(long, value_enum, default_value = "activity")]
         sort: UserSort,
         /// Show at most N users
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
+    /// One row per conversation (group or thread): messages, people, last activity, spend
+    #[command(
+        after_help = "Examples:\n  claude-session --channel slack session conversations\n  \
+        claude-session --channel slack session conversations --sort messages --json"
+    )]
+    Conversations {
+        /// Order of the rows, largest or newest first
+        #[arg(long, value_enum, default_value = "activity")]
+        sort: UserSort,
+        /// Show at most N conversations
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
     },
@@ -453,18 +466,9 @@ pub enum SessionCommand {
         /// The topic's slug (its file name without .md)
         slug: TopicSlug,
     },
-    /// Search profiles, topics and summaries
-    #[command(
-        after_help = "Examples:\n  claude-session --channel slack session search \"TOEIC exam\"\n  \
-        claude-session --channel slack session search exam --tag english"
-    )]
-    Search {
-        /// Words to look for (case-insensitive)
-        query: String,
-        /// Only entries with this tag; repeat for several
-        #[arg(long, value_name = "TAG")]
-        tag: Vec<String>,
-    },
+    /// Find anything anyone said: messages (short-term and archived), summaries, profiles, topics
+    #[command(after_help = SEARCH_HELP)]
+    Search(SearchArgs),
     /// Export everything of a user
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json --format json\n  \
@@ -484,6 +488,70 @@ pub enum SessionCommand {
     /// Rebuild ltm/index.json, and the record of who wrote in which group, from the files
     #[command(after_help = "Examples:\n  claude-session --channel slack session reindex")]
     Reindex,
+}
+
+const SEARCH_HELP: &str = "\
+Plain words match as a phrase, case-insensitively, in message text and in the
+text of summaries, profiles and topic notes (not in ids or JSON keys). Hits
+come newest first: where (person or conversation, file, line), when, who
+spoke, and the line. --json prints one object per hit (JSON Lines).
+A damaged archive is searched as far as it can be read, with a warning.
+
+Examples:
+  claude-session --channel slack session search refund
+  claude-session --channel slack session search TOEIC --user U0123ABC --since 2026-03-01
+  claude-session --channel slack session search 'refund|chargeback' --regex --kind messages
+  claude-session --channel slack --json session search invoice --conversation C042 --limit 0";
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// A phrase to find (case-insensitive), or with --regex a pattern
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// QUERY is a regular expression (Rust regex syntax, case-insensitive)
+    #[arg(long, short = 'e')]
+    pub regex: bool,
+
+    /// Only this person: their own memory, and what they said (or were answered) in groups
+    #[arg(long, short = 'u', value_name = "ID")]
+    pub user: Option<UserId>,
+
+    /// Only this group or thread conversation
+    #[arg(long, value_name = "KEY")]
+    pub conversation: Option<UserId>,
+
+    /// Only messages of this role (leaves out summaries, profiles and topics)
+    #[arg(long, value_enum)]
+    pub role: Option<Role>,
+
+    /// Only what was said on or after this (YYYY-MM-DD, midnight UTC, or RFC 3339)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Only what was said before this; a bare YYYY-MM-DD includes that whole day
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// Only these kinds of file; comma-separated or repeated
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,…")]
+    pub kind: Vec<SearchKind>,
+
+    /// Only profiles and topic notes with this tag; repeat for several
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
+
+    /// Show at most N hits, the newest; 0 shows all
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchKind {
+    Messages,
+    Summaries,
+    Profiles,
+    Topics,
 }
 
 #[derive(Debug, Subcommand)]

@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod input;
 pub mod maintain;
 pub mod progress;
+pub mod search;
 pub mod session;
 pub mod style;
 

@@ -9,13 +9,14 @@ use chrono::{NaiveDate, Utc};
 use serde_json::{Value, json};
 
 use crate::cli::{ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
-use crate::commands::style::{Style, human_bytes, table};
+use crate::commands::style::{Style, escape_for_terminal, human_bytes, table};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
+use crate::memory::ledger::Spend;
 use crate::memory::message::{Message, format_ts};
 use crate::memory::user_data::{self, UserStats};
-use crate::memory::{expiry, ltm, search, stm};
+use crate::memory::{expiry, ltm, owners, people, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
@@ -27,6 +28,9 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         SessionCommand::Status { user: None } => status(state, output, style),
         SessionCommand::Status { user: Some(user) } => user_status(state, user, output),
         SessionCommand::Users { sort, limit } => users(state, *sort, *limit, output, style),
+        SessionCommand::Conversations { sort, limit } => {
+            conversations(state, *sort, *limit, output, style)
+        }
         SessionCommand::Show {
             user,
             conversation,
@@ -60,14 +64,21 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
             command: TopicCommand::Set { slug, file, tags },
         } => topic_set(state, slug, file.as_deref(), tags, output),
         SessionCommand::Forget { slug } => forget(state, slug, output),
-        SessionCommand::Search { query, tag } => search_command(state, query, tag, output),
+        SessionCommand::Search(args) => crate::commands::search::run(state, args, output),
         SessionCommand::Export { user, out, format } => export(state, user, out, *format, output),
         SessionCommand::Reindex => reindex(state, output),
     }
 }
 
 fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
-    let users = user_data::known_users(state)?;
+    let now = Utc::now();
+    let owners = owners::owners(state)?;
+    let people = people::people(state, now)?.len();
+    let conversation_count = owners
+        .iter()
+        .filter(|o| o.kind == owners::OwnerKind::Conversation)
+        .count();
+    let (asks, maintenance) = people::channel_spend(state, now)?;
     let mut messages = 0;
     for user in stm::users(state)? {
         messages += stm::all_messages(state, &user)?.len();
@@ -88,7 +99,9 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
             .collect();
         return print_json(&json!({
             "stateDir": layout.state_dir(),
-            "users": users.len(),
+            "users": people,
+            "conversations": conversation_count,
+            "spend": {"asks": asks, "maintenance": maintenance},
             "stmMessages": messages,
             "ltm": {"profiles": profiles, "topics": topics},
             "storageBytes": storage,
@@ -100,7 +113,8 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
         .collect();
     let rows = vec![
         vec!["state dir".into(), layout.state_dir().display().to_string()],
-        vec!["users".into(), users.len().to_string()],
+        vec!["people".into(), people.to_string()],
+        vec!["conversations".into(), conversation_count.to_string()],
         vec![
             "messages".into(),
             format!("{messages} in short-term memory"),
@@ -110,8 +124,17 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
             format!("{profiles} profile(s), {topics} topic(s)"),
         ],
         vec!["storage".into(), storage.join(", ")],
+        vec!["spend (asks)".into(), describe_spend(&asks)],
+        vec!["spend (maintenance)".into(), describe_spend(&maintenance)],
     ];
     print_text(&key_values(style, &rows))
+}
+
+fn describe_spend(spend: &Spend) -> String {
+    format!(
+        "${:.4} today, ${:.4} this month, ${:.4} in total; {} input and {} output tokens",
+        spend.today_usd, spend.month_usd, spend.total_usd, spend.input_tokens, spend.output_tokens
+    )
 }
 
 fn key_values(style: Style, rows: &[Vec<String>]) -> String {
@@ -137,8 +160,11 @@ fn describe_stats(stats: &UserStats) -> String {
         vec![
             "messages".into(),
             format!(
-                "{} in short-term memory, {} compacted",
-                stats.stm_messages, stats.compacted
+                "{} in short-term memory, {} compacted, {} sent in {} conversation(s)",
+                stats.stm_messages,
+                stats.compacted,
+                stats.group_messages,
+                stats.conversations.len()
             ),
         ],
         vec![
@@ -150,17 +176,7 @@ fn describe_stats(stats: &UserStats) -> String {
         vec!["summary".into(), yes_no(stats.has_summary).into()],
         vec!["profile".into(), yes_no(stats.has_profile).into()],
         vec!["storage".into(), human_bytes(stats.bytes)],
-        vec![
-            "spend".into(),
-            format!(
-                "${:.4} today, ${:.4} this month, ${:.4} in total; {} input and {} output tokens",
-                stats.spend.today_usd,
-                stats.spend.month_usd,
-                stats.spend.total_usd,
-                stats.spend.input_tokens,
-                stats.spend.output_tokens
-            ),
-        ],
+        vec!["spend".into(), describe_spend(&stats.spend)],
     ];
     key_values(Style::detect(), &rows)
 }
@@ -172,14 +188,12 @@ fn users(
     output: Output,
     style: Style,
 ) -> anyhow::Result<()> {
-    let now = Utc::now();
-    let mut all = Vec::new();
-    for user in user_data::known_users(state)? {
-        all.push(user_data::stats(state, &user, now)?);
-    }
+    let mut all = people::people(state, Utc::now())?;
     match sort {
         UserSort::Activity => all.sort_by_key(|s| std::cmp::Reverse(s.last_activity)),
-        UserSort::Messages => all.sort_by_key(|s| std::cmp::Reverse(s.stm_messages)),
+        UserSort::Messages => {
+            all.sort_by_key(|s| std::cmp::Reverse(s.stm_messages + s.group_messages))
+        }
         UserSort::Size => all.sort_by_key(|s| std::cmp::Reverse(s.bytes)),
     }
     if let Some(limit) = limit {
@@ -193,7 +207,8 @@ fn users(
         .map(|s| {
             vec![
                 s.user.clone(),
-                s.stm_messages.to_string(),
+                (s.stm_messages + s.group_messages).to_string(),
+                s.group_messages.to_string(),
                 s.compacted.to_string(),
                 s.last_activity
                     .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M").to_string()),
@@ -209,11 +224,69 @@ fn users(
         style,
         &[
             "USER",
-            "STM",
+            "MESSAGES",
+            "IN GROUPS",
             "COMPACTED",
             "LAST ACTIVITY",
             "SIZE",
             "PROFILE",
+            "TODAY",
+            "MONTH",
+            "TOTAL",
+        ],
+        &rows,
+    ))
+}
+
+fn conversations(
+    state: &State,
+    sort: UserSort,
+    limit: Option<usize>,
+    output: Output,
+    style: Style,
+) -> anyhow::Result<()> {
+    let mut all = people::conversations(state, Utc::now())?;
+    match sort {
+        UserSort::Activity => all.sort_by_key(|s| std::cmp::Reverse(s.last_activity)),
+        UserSort::Messages => all.sort_by_key(|s| std::cmp::Reverse(s.stm_messages)),
+        UserSort::Size => all.sort_by_key(|s| std::cmp::Reverse(s.bytes)),
+    }
+    if let Some(limit) = limit {
+        all.truncate(limit);
+    }
+    if output.json {
+        return print_json(&all);
+    }
+    if all.is_empty() {
+        crate::diag::warn("no group or thread conversations yet");
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .map(|s| {
+            vec![
+                s.conversation.clone(),
+                s.stm_messages.to_string(),
+                s.compacted.to_string(),
+                s.people.len().to_string(),
+                s.last_activity
+                    .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M").to_string()),
+                human_bytes(s.bytes),
+                format!("${:.4}", s.spend.today_usd),
+                format!("${:.4}", s.spend.month_usd),
+                format!("${:.4}", s.spend.total_usd),
+            ]
+        })
+        .collect();
+    print_text(&table(
+        style,
+        &[
+            "CONVERSATION",
+            "STM",
+            "COMPACTED",
+            "PEOPLE",
+            "LAST ACTIVITY",
+            "SIZE",
             "TODAY",
             "MONTH",
             "TOTAL",
@@ -233,42 +306,94 @@ fn show(
     style: Style,
 ) -> anyhow::Result<()> {
     let since = since.map(parse_since).transpose()?;
-    let mut messages: Vec<Message> = Vec::new();
+    // Each message with whether it came from an archive.
+    let mut messages: Vec<(Message, bool)> = Vec::new();
     if archive {
-        messages.extend(user_data::archived_messages(state, user)?);
+        messages.extend(
+            user_data::archived_messages(state, user)?
+                .into_iter()
+                .map(|m| (m, true)),
+        );
     }
-    messages.extend(stm::all_messages(state, user)?);
+    messages.extend(
+        stm::all_messages(state, user)?
+            .into_iter()
+            .map(|m| (m, false)),
+    );
     if let Some(since) = since {
-        messages.retain(|m| m.ts >= since);
+        messages.retain(|(m, _)| m.ts >= since);
     }
     if let Some(n) = count {
         let skip = messages.len().saturating_sub(n);
         messages.drain(..skip);
     }
     if output.json {
-        return print_json(&messages);
+        // With --archive, each message says where it came from.
+        let shown: Vec<Value> = messages
+            .into_iter()
+            .map(|(m, archived)| {
+                let mut value = serde_json::to_value(&m).unwrap_or(Value::Null);
+                if archive && let Some(object) = value.as_object_mut() {
+                    object.insert("archived".into(), Value::from(archived));
+                }
+                value
+            })
+            .collect();
+        return print_json(&shown);
     }
     if messages.is_empty() {
         crate::diag::warn(format!("no messages of {user} to show"));
         return Ok(());
     }
+    let speakers: Vec<String> = messages.iter().map(|(m, _)| speaker(m)).collect();
+    let width = speakers
+        .iter()
+        .map(|w| w.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let mut out = String::new();
-    for message in &messages {
-        let role = message.role.label().to_lowercase();
+    for ((message, archived), who) in messages.iter().zip(&speakers) {
         let stamp = message.ts.format("%Y-%m-%d %H:%M").to_string();
+        let marker = match (archive, archived) {
+            (false, _) => String::new(),
+            (true, true) => format!("{}  ", style.dim("archive")),
+            (true, false) => "stm      ".to_owned(),
+        };
         let mut lines = message.text.lines();
         out.push_str(&format!(
-            "{}  {}{}  {}\n",
+            "{}  {marker}{}{}  {}\n",
             style.dim(&stamp),
-            style.role(&role),
-            " ".repeat(9 - role.len()),
+            style.role(who),
+            " ".repeat(width - who.chars().count()),
             lines.next().unwrap_or_default()
         ));
+        let indent = 18 + marker_width(archive) + width + 2;
         for line in lines {
-            out.push_str(&format!("{}{line}\n", " ".repeat(29)));
+            out.push_str(&format!("{}{line}\n", " ".repeat(indent)));
         }
     }
     print_text(out.trim_end())
+}
+
+fn marker_width(archive: bool) -> usize {
+    if archive { 9 } else { 0 }
+}
+
+/// Who spoke a line: in a group, `Alice (U1)` from the line's `userName`
+/// and `userId`; otherwise the role.
+fn speaker(message: &Message) -> String {
+    let role = message.role.label().to_lowercase();
+    let name = message
+        .extra
+        .get("userName")
+        .and_then(Value::as_str)
+        .map(escape_for_terminal);
+    match (message.sender(), name) {
+        (Some(id), Some(name)) => format!("{name} ({})", escape_for_terminal(id)),
+        (Some(id), None) => escape_for_terminal(id),
+        (None, _) => role,
+    }
 }
 
 /// `YYYY-MM-DD` (midnight UTC) or a full RFC 3339 time.
@@ -560,35 +685,6 @@ fn forget(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()>
         return print_json(&json!({"forgotten": slug.as_str()}));
     }
     print_text(&format!("forgot topic {slug}"))
-}
-
-fn search_command(
-    state: &State,
-    query: &str,
-    tags: &[String],
-    output: Output,
-) -> anyhow::Result<()> {
-    let hits = search::search(state, query, tags)?;
-    if output.json {
-        return print_json(&hits);
-    }
-    if hits.is_empty() {
-        crate::diag::warn(format!("nothing matches {query:?}"));
-        return Ok(());
-    }
-    let style = Style::detect();
-    let mut out = String::new();
-    for hit in &hits {
-        out.push_str(&format!(
-            "{}  {}\n",
-            style.bold(&hit.path),
-            style.dim(&format!("score {}", hit.score))
-        ));
-        for (number, line) in &hit.lines {
-            out.push_str(&format!("  {number:>4}: {line}\n"));
-        }
-    }
-    print_text(out.trim_end())
 }
 
 fn export(

@@ -33,6 +33,15 @@ impl Style {
         self.paint("2", text)
     }
 
+    /// A match inside a search hit: bold red.
+    pub fn highlight(&self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.color
+    }
+
     pub fn role(&self, role: &str) -> String {
         let code = match role {
             "user" => "36",
@@ -41,6 +50,31 @@ impl Style {
         };
         self.paint(code, role)
     }
+}
+
+/// Text from chat users made safe to print on a terminal: control
+/// characters (C0, DEL, C1) and the bidirectional overrides that reorder
+/// what is shown become visible escapes (`\x1b`, `\u{202e}`), so no
+/// message can move the cursor, recolour, retitle or disguise the
+/// operator's terminal. A backslash stays as it is: this is for reading,
+/// not for parsing back (`--json` is for that).
+pub fn escape_for_terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control()
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Columns padded to their widest cell; the header in bold.
@@ -106,5 +140,13 @@ mod tests {
         assert_eq!(text, "USER    MESSAGES\nU1      3\nU12345  10");
         assert_eq!(human_bytes(2048), "2.0 KB");
         assert_eq!(human_bytes(5), "5 B");
+    }
+
+    #[test]
+    fn control_characters_become_visible() {
+        assert_eq!(
+            escape_for_terminal("a\x1b[31mb\tc\u{9b}d\u{202e}e\u{7f}é"),
+            "a\\x1b[31mb\\tc\\u{9b}d\\u{202e}e\\x7fé"
+        );
     }
 }

@@ -129,6 +129,16 @@ fn sum(path: &std::path::Path, now: DateTime<Utc>, all_time: bool) -> anyhow::Re
     Ok(spend)
 }
 
+/// The spend a ledger file records; `all_time` also sums the months
+/// before this one.
+pub fn sum_file(
+    path: &std::path::Path,
+    now: DateTime<Utc>,
+    all_time: bool,
+) -> anyhow::Result<Spend> {
+    sum(path, now, all_time)
+}
+
 /// A sender's spend; `all_time` also sums the months before this one.
 pub fn user_spend(
     state: &State,

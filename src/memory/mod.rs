@@ -8,6 +8,8 @@ pub mod housekeeping;
 pub mod ledger;
 pub mod ltm;
 pub mod message;
+pub mod owners;
+pub mod people;
 pub mod prompts;
 pub mod search;
 pub mod stm;

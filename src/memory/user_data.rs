@@ -22,6 +22,10 @@ use crate::store::fs::{ensure_dir, read_optional, read_optional_text, remove_if_
 pub struct UserStats {
     pub user: String,
     pub stm_messages: usize,
+    /// User lines they sent in group conversations' short-term logs.
+    pub group_messages: usize,
+    /// The conversations they wrote in.
+    pub conversations: Vec<String>,
     pub compacted: u64,
     pub last_activity: Option<DateTime<Utc>>,
     pub has_summary: bool,

@@ -153,6 +153,198 @@ fn find_member_start(bytes: &[u8], from: usize) -> Option<usize> {
         .map(|i| from + i)
 }
 
+/// The decoded bytes of every member of a gzip file, streamed: memory stays
+/// at two small buffers whatever the archive's size. A damaged member is
+/// read as far as it decodes, noted in [`MembersReader::damage`], and
+/// reading goes on at the next member's magic bytes; a newline is put
+/// after the damage so a torn line never glues onto the next member's
+/// first line.
+pub struct MembersReader<R: std::io::Read> {
+    decoder: Option<GzDecoder<Input<R>>>,
+    member_start: u64,
+    newline_due: bool,
+    damage: Vec<String>,
+}
+
+impl<R: std::io::Read> MembersReader<R> {
+    pub fn new(inner: R) -> Self {
+        Self {
+            decoder: Some(GzDecoder::new(Input::new(inner))),
+            member_start: 0,
+            newline_due: false,
+            damage: Vec::new(),
+        }
+    }
+
+    /// What could not be read: one entry per damaged stretch, with the
+    /// byte offset (in the compressed file) where it starts.
+    pub fn damage(&self) -> &[String] {
+        &self.damage
+    }
+
+    /// Start the next member at the input's position, unless at its end.
+    fn next_member(&mut self, mut input: Input<R>) -> std::io::Result<()> {
+        if input.peek(1)?.is_empty() {
+            return Ok(());
+        }
+        self.member_start = input.position;
+        self.decoder = Some(GzDecoder::new(input));
+        Ok(())
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for MembersReader<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.newline_due {
+                self.newline_due = false;
+                out[0] = b'\n';
+                return Ok(1);
+            }
+            let Some(decoder) = self.decoder.as_mut() else {
+                return Ok(0);
+            };
+            // Small steps: a step that runs into damage returns an error
+            // and none of what it decoded, so a step is what damage costs.
+            let step = out.len().min(8 * 1024);
+            match decoder.read(&mut out[..step]) {
+                Ok(0) => {
+                    let input = self.decoder.take().expect("checked above").into_inner();
+                    self.next_member(input)?;
+                }
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.damage.push(format!(
+                        "damaged gzip data at byte {} ({e})",
+                        self.member_start
+                    ));
+                    let mut input = self.decoder.take().expect("checked above").into_inner();
+                    // Always move on, even when the decoder took nothing.
+                    if input.position == self.member_start {
+                        input.consume_one()?;
+                    }
+                    input.skip_to_member_start()?;
+                    self.newline_due = true;
+                    self.next_member(input)?;
+                }
+            }
+        }
+    }
+}
+
+/// A buffered reader that knows its position and can look a few bytes
+/// ahead across a refill (to find a member's magic bytes).
+struct Input<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Bytes consumed so far: the offset of `buf[start]` in the file.
+    position: u64,
+}
+
+impl<R: std::io::Read> Input<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            position: 0,
+        }
+    }
+
+    /// At least `n` buffered bytes, fewer only at the end of the input.
+    fn peek(&mut self, n: usize) -> std::io::Result<&[u8]> {
+        if self.end - self.start < n {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            while self.end < n {
+                match self.inner.read(&mut self.buf[self.end..]) {
+                    Ok(0) => break,
+                    Ok(read) => self.end += read,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(&self.buf[self.start..self.end])
+    }
+
+    fn consume_one(&mut self) -> std::io::Result<()> {
+        if !self.peek(1)?.is_empty() {
+            std::io::BufRead::consume(self, 1);
+        }
+        Ok(())
+    }
+
+    /// Skip to the next `1f 8b 08` (gzip magic, deflate), or to the end.
+    fn skip_to_member_start(&mut self) -> std::io::Result<()> {
+        loop {
+            let available = self.peek(3)?;
+            if available.len() < 3 {
+                let all = available.len();
+                std::io::BufRead::consume(self, all);
+                return Ok(());
+            }
+            match memchr::memchr(0x1f, available) {
+                Some(i) if i + 3 <= available.len() => {
+                    if available[i..i + 3] == [0x1f, 0x8b, 0x08] {
+                        std::io::BufRead::consume(self, i);
+                        return Ok(());
+                    }
+                    std::io::BufRead::consume(self, i + 1);
+                }
+                // Near the buffer's end: keep it, and look again after a refill.
+                Some(i) => {
+                    std::io::BufRead::consume(self, i);
+                    self.peek(self.buf.len())?;
+                    if self.end - self.start < 3 {
+                        let all = self.end - self.start;
+                        std::io::BufRead::consume(self, all);
+                        return Ok(());
+                    }
+                }
+                None => {
+                    let all = available.len();
+                    std::io::BufRead::consume(self, all);
+                }
+            }
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Input<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let available = std::io::BufRead::fill_buf(self)?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        std::io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+impl<R: std::io::Read> std::io::BufRead for Input<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.start == self.end {
+            self.peek(1)
+        } else {
+            Ok(&self.buf[self.start..self.end])
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        let n = n.min(self.end - self.start);
+        self.start += n;
+        self.position += n as u64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +403,74 @@ mod tests {
         let read = read_lines(&path).unwrap();
         assert_eq!(read.lines[0], b"first");
         assert_eq!(read.damage.len(), 1);
+    }
+
+    fn streamed(path: &Path) -> (Vec<u8>, Vec<String>) {
+        let mut reader = MembersReader::new(std::fs::File::open(path).unwrap());
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).unwrap();
+        (out, reader.damage().to_vec())
+    }
+
+    #[test]
+    fn streaming_reads_every_member_and_skips_a_damaged_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.jsonl.gz");
+        append_member(&path, &[b"first"], false).unwrap();
+        let good_len = std::fs::metadata(&path).unwrap().len() as usize;
+        let middle: Vec<Vec<u8>> = (0..3000)
+            .map(|i| format!("middle {i}").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = middle.iter().map(Vec::as_slice).collect();
+        append_member(&path, &refs, false).unwrap();
+        append_member(&path, &[b"third"], false).unwrap();
+        let (clean, damage) = streamed(&path);
+        assert!(damage.is_empty());
+        assert!(
+            clean.starts_with(b"first\nmiddle 0\n") && clean.ends_with(b"middle 2999\nthird\n")
+        );
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = good_len + (bytes.len() - good_len) / 2;
+        for b in &mut bytes[at..at + 8] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let (out, damage) = streamed(&path);
+        assert_eq!(damage.len(), 1, "{damage:?}");
+        assert!(
+            damage[0].contains(&format!("byte {good_len}")),
+            "{damage:?}"
+        );
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.starts_with("first\nmiddle 0\n"),
+            "what decoded before the damage is kept"
+        );
+        assert!(
+            text.ends_with("\nthird\n"),
+            "the member after the damage is read: {}",
+            &text[text.len() - 40..]
+        );
+    }
+
+    #[test]
+    fn streaming_a_cut_archive_keeps_its_start_and_reports_the_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.jsonl.gz");
+        let lines: Vec<Vec<u8>> = (0..5000)
+            .map(|i| format!("line {i}").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+        append_member(&path, &refs, false).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let (out, damage) = streamed(&path);
+        assert_eq!(damage.len(), 1);
+        assert!(out.starts_with(b"line 0\nline 1\n"));
+        // Trailing garbage that is not gzip is damage too, and ends reading.
+        std::fs::write(&path, [bytes.as_slice(), b"garbage"].concat()).unwrap();
+        let (out, damage) = streamed(&path);
+        assert_eq!(damage.len(), 1);
+        assert!(out.starts_with(b"line 0\n") && out.windows(10).any(|w| w == b"line 4999\n"));
     }
 }

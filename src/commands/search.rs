@@ -1,0 +1,152 @@
+//! `session search`: the flags turned into a query, the hits printed —
+//! two lines each for people (where and when; who and the line, the match
+//! highlighted on a TTY), or JSON Lines for scripts.
+
+use std::io::Write as _;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::cli::{SearchArgs, SearchKind};
+use crate::commands::Output;
+use crate::commands::style::{Style, escape_for_terminal};
+use crate::error::usage;
+use crate::memory::search::{self, Hit, Kind, Query};
+use crate::state::State;
+
+pub fn run(state: &State, args: &SearchArgs, output: Output) -> anyhow::Result<()> {
+    let query = query(args)?;
+    let outcome = search::search(state, &query)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if output.json {
+        for hit in &outcome.hits {
+            serde_json::to_writer(&mut out, hit)?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        let style = Style::detect();
+        for hit in &outcome.hits {
+            out.write_all(render(hit, style).as_bytes())?;
+        }
+    }
+    out.flush()?;
+    if outcome.hits.is_empty() {
+        crate::diag::warn(format!(
+            "nothing matches {:?} in {} file(s)",
+            args.query, outcome.files
+        ));
+    } else if outcome.more > 0 {
+        crate::diag::warn(format!(
+            "{} more older hit(s) not shown; raise --limit (0 shows all)",
+            outcome.more
+        ));
+    }
+    Ok(())
+}
+
+fn query(args: &SearchArgs) -> anyhow::Result<Query> {
+    if args.query.trim().is_empty() {
+        return Err(usage("the search query is empty; give a word or a phrase"));
+    }
+    let since = args
+        .since
+        .as_deref()
+        .map(|t| parse_date("--since", t, false))
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|t| parse_date("--until", t, true))
+        .transpose()?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since >= until
+    {
+        return Err(usage(
+            "--since is not before --until, so nothing could match; swap or widen them",
+        ));
+    }
+    let kinds = args
+        .kind
+        .iter()
+        .map(|k| match k {
+            SearchKind::Messages => Kind::Message,
+            SearchKind::Summaries => Kind::Summary,
+            SearchKind::Profiles => Kind::Profile,
+            SearchKind::Topics => Kind::Topic,
+        })
+        .collect();
+    Ok(Query {
+        pattern: args.query.trim().to_owned(),
+        regex: args.regex,
+        user: args.user.clone(),
+        conversation: args.conversation.clone(),
+        role: args.role,
+        since,
+        until,
+        kinds,
+        tags: args.tag.clone(),
+        limit: (args.limit > 0).then_some(args.limit),
+    })
+}
+
+/// `YYYY-MM-DD` (midnight UTC; for the end of a range, the next midnight,
+/// so the day is included) or a full RFC 3339 time.
+fn parse_date(flag: &str, text: &str, end: bool) -> anyhow::Result<DateTime<Utc>> {
+    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let day = if end { day + Duration::days(1) } else { day };
+        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight").and_utc());
+    }
+    crate::memory::message::parse_ts(text)
+        .map_err(|e| usage(format!("{flag}: {e}; give YYYY-MM-DD or an RFC 3339 time")))
+}
+
+/// Two lines: when, whose, which file and line; then who spoke and the
+/// matching line. Everything a chat user wrote is escaped for the terminal.
+fn render(hit: &Hit, style: Style) -> String {
+    let when = hit
+        .ts
+        .map_or("-".to_owned(), |t| t.format("%Y-%m-%d %H:%M").to_string());
+    let whose = match (&hit.owner_kind, &hit.owner) {
+        (Some(kind), Some(owner)) => format!("{} {owner}", serde_plain(kind)),
+        _ => "topic".to_owned(),
+    };
+    let what = match hit.kind {
+        Kind::Message if hit.source == "archive" => "archived message".to_owned(),
+        Kind::Message => "message".to_owned(),
+        Kind::Summary => format!("{} summary", hit.source),
+        Kind::Profile => "profile".to_owned(),
+        Kind::Topic => "topic note".to_owned(),
+    };
+    let who = match (&hit.speaker, &hit.speaker_name, hit.role) {
+        (Some(id), Some(name), _) => format!("{} ({id})", escape_for_terminal(name)),
+        (Some(id), None, _) => id.clone(),
+        (None, _, Some(role)) => role.label().to_lowercase(),
+        (None, _, None) => String::new(),
+    };
+    let mut line = String::new();
+    let mut at = 0;
+    for &(start, end) in &hit.matches {
+        line.push_str(&escape_for_terminal(&hit.text[at..start]));
+        line.push_str(&style.highlight(&escape_for_terminal(&hit.text[start..end])));
+        at = end;
+    }
+    line.push_str(&escape_for_terminal(&hit.text[at..]));
+    let speaker = if who.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", style.role(&who))
+    };
+    format!(
+        "{}  {}  {}  {}\n    {speaker}{line}\n",
+        style.dim(&when),
+        style.bold(&whose),
+        what,
+        style.dim(&format!("{}:{}", hit.file, hit.line)),
+    )
+}
+
+fn serde_plain(kind: &crate::memory::owners::OwnerKind) -> &'static str {
+    match kind {
+        crate::memory::owners::OwnerKind::Person => "person",
+        crate::memory::owners::OwnerKind::Conversation => "conversation",
+    }
+}

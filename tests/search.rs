@@ -1,0 +1,496 @@
+//! `session search` over everything stored (logs, archives, summaries,
+//! profiles, topics, of people and groups), its filters, damaged archives,
+//! JSON Lines and terminal escaping; and people and conversations side by
+//! side (`session users`, `session conversations`, `status`, `show`).
+
+mod common;
+
+use std::io::Write as _;
+use std::path::Path;
+
+use common::{TestEnv, ask, stderr_of, stdout_of, write_file};
+use serde_json::{Value, json};
+
+fn ok(env: &TestEnv, args: &[&str]) -> String {
+    let out = env.cmd().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "`{}` failed: {}",
+        args.join(" "),
+        stderr_of(&out)
+    );
+    stdout_of(&out)
+}
+
+/// `--json session search …`: every stdout line is one JSON object.
+fn hits(env: &TestEnv, args: &[&str]) -> Vec<Value> {
+    let mut full = vec!["--json", "session", "search"];
+    full.extend_from_slice(args);
+    ok(env, &full)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn gzip(lines: &[String]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for line in lines {
+        encoder.write_all(line.as_bytes()).unwrap();
+        encoder.write_all(b"\n").unwrap();
+    }
+    encoder.finish().unwrap()
+}
+
+fn line(ts: &str, role: &str, text: &str) -> String {
+    json!({"ts": ts, "role": role, "text": text, "channel": "slack"}).to_string()
+}
+
+fn append(env: &TestEnv, args: &[&str], text: &str) {
+    let mut full = vec!["append"];
+    full.extend_from_slice(args);
+    full.extend_from_slice(&["--", text]);
+    ok(env, &full);
+}
+
+/// U1 with one archived message, group G1 where U9 (Alice) spoke, and a
+/// daily summary of U2: "zebrafish" said once in each; and noise around.
+fn world(env: &TestEnv) {
+    let sessions = env.sessions_dir();
+    append(
+        env,
+        &["--user", "U1", "--ts", "2026-03-20T10:00:00Z"],
+        "nothing here",
+    );
+    write_file(
+        &sessions.join("archive/U1/messages-2026-03-10.jsonl.gz"),
+        &gzip(&[
+            line("2026-03-10T08:00:00Z", "user", "good morning"),
+            line("2026-03-10T08:01:00Z", "user", "first line\nI saw a Zebrafish today"),
+            line("2026-03-10T08:02:00Z", "assistant", "nice"),
+            // The word only in an id: no hit.
+            json!({"ts": "2026-03-10T08:03:00Z", "role": "user", "text": "ok", "msgId": "zebrafish-1"})
+                .to_string(),
+        ]),
+    );
+    append(
+        env,
+        &[
+            "--conversation",
+            "G1",
+            "--user",
+            "U9",
+            "--display-name",
+            "Alice",
+            "--ts",
+            "2026-03-15T12:00:00Z",
+        ],
+        "the zebrafish tank needs cleaning",
+    );
+    append(
+        env,
+        &[
+            "--conversation",
+            "G1",
+            "--user",
+            "U8",
+            "--ts",
+            "2026-03-15T12:05:00Z",
+        ],
+        "who cares",
+    );
+    write_file(
+        &sessions.join("summaries/U2/daily/2026-03-12.md"),
+        b"---\nuser_id: U2\ndate: 2026-03-12\n---\n\nU2 asked about zebrafish care.\n",
+    );
+}
+
+#[test]
+fn a_word_said_once_is_found_in_an_archive_a_group_and_a_daily_summary() {
+    let env = TestEnv::new();
+    world(&env);
+    let found = hits(&env, &["zebrafish"]);
+    let summary: Vec<(String, String, String, String)> = found
+        .iter()
+        .map(|h| {
+            (
+                h["kind"].as_str().unwrap().to_owned(),
+                h["owner"].as_str().unwrap().to_owned(),
+                h["ts"].as_str().unwrap().to_owned(),
+                h["speaker"].as_str().unwrap_or("-").to_owned(),
+            )
+        })
+        .collect();
+    let row = |k: &str, o: &str, t: &str, s: &str| (k.into(), o.into(), t.into(), s.into());
+    assert_eq!(
+        summary,
+        [
+            row("message", "G1", "2026-03-15T12:00:00Z", "U9"),
+            row("summary", "U2", "2026-03-12T23:59:59Z", "-"),
+            row("message", "U1", "2026-03-10T08:01:00Z", "U1"),
+        ],
+        "newest first, the right owner, time and speaker: {found:#?}"
+    );
+    assert_eq!(found[0]["ownerKind"], "conversation");
+    assert_eq!(found[0]["speakerName"], "Alice");
+    assert_eq!(found[0]["source"], "stm");
+    assert_eq!(found[1]["source"], "daily");
+    assert_eq!(found[1]["file"], "summaries/U2/daily/2026-03-12.md");
+    assert_eq!(found[2]["ownerKind"], "person");
+    assert_eq!(found[2]["source"], "archive");
+    assert_eq!(found[2]["file"], "archive/U1/messages-2026-03-10.jsonl.gz");
+    assert_eq!(found[2]["line"], 2);
+    assert_eq!(
+        found[2]["text"], "I saw a Zebrafish today",
+        "the matching line of the text"
+    );
+    assert_eq!(found[2]["matches"], json!([[8, 17]]));
+
+    let text = ok(&env, &["session", "search", "zebrafish"]);
+    assert!(
+        text.contains("conversation G1") && text.contains("Alice (U9): the zebrafish tank"),
+        "{text}"
+    );
+    assert!(
+        text.contains("archived message") && text.contains("U1: I saw a Zebrafish today"),
+        "{text}"
+    );
+    assert!(text.contains("daily summary"), "{text}");
+}
+
+#[test]
+fn filters_narrow_the_hits() {
+    let env = TestEnv::new();
+    world(&env);
+    let owners = |args: &[&str]| -> Vec<String> {
+        let mut full = vec!["zebrafish"];
+        full.extend_from_slice(args);
+        hits(&env, &full)
+            .iter()
+            .map(|h| {
+                format!(
+                    "{}:{}",
+                    h["kind"].as_str().unwrap(),
+                    h["owner"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        owners(&["--user", "U9"]),
+        ["message:G1"],
+        "what U9 said in a group"
+    );
+    assert_eq!(owners(&["--user", "U1"]), ["message:U1"]);
+    assert_eq!(owners(&["--user", "U8"]), Vec::<String>::new());
+    assert_eq!(owners(&["--conversation", "G1"]), ["message:G1"]);
+    assert_eq!(owners(&["--role", "user"]), ["message:G1", "message:U1"]);
+    assert_eq!(owners(&["--role", "assistant"]), Vec::<String>::new());
+    assert_eq!(owners(&["--kind", "summaries"]), ["summary:U2"]);
+    assert_eq!(
+        owners(&["--kind", "messages,summaries", "--since", "2026-03-11"]),
+        ["message:G1", "summary:U2"]
+    );
+    assert_eq!(
+        owners(&["--until", "2026-03-12"]),
+        ["summary:U2", "message:U1"],
+        "--until DAY includes the day"
+    );
+    assert_eq!(
+        owners(&["--since", "2026-03-12T00:00:00Z", "--until", "2026-03-14"]),
+        ["summary:U2"]
+    );
+    assert_eq!(owners(&["--limit", "1"]), ["message:G1"], "the newest");
+    let regex = |pattern: &str| -> Vec<String> {
+        hits(&env, &["--regex", pattern])
+            .iter()
+            .map(|h| h["owner"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(regex("zebra(fish|s)\\s+tank"), ["G1"]);
+    assert_eq!(regex("^i saw"), ["U1"], "a regex sees each text line");
+
+    // A limit that hides hits says so.
+    let out = env
+        .cmd()
+        .args(["session", "search", "zebrafish", "--limit", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr_of(&out).contains("2 more older hit(s)"),
+        "{}",
+        stderr_of(&out)
+    );
+
+    for (args, says) in [
+        (
+            vec!["zebrafish", "--conversation", "U1"],
+            "no conversation U1",
+        ),
+        (vec!["zebrafish", "--since", "yesterday"], "--since"),
+        (
+            vec![
+                "zebrafish",
+                "--since",
+                "2026-03-12",
+                "--until",
+                "2026-03-01",
+            ],
+            "not before",
+        ),
+        (vec!["--regex", "("], "does not compile"),
+        (vec!["--regex", "x*"], "matches empty text"),
+        (vec!["  "], "query is empty"),
+    ] {
+        let mut full = vec!["session", "search"];
+        full.extend_from_slice(&args);
+        let out = env.cmd().args(&full).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains(says),
+            "{args:?}: {}",
+            stderr_of(&out)
+        );
+    }
+}
+
+#[test]
+fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
+    let env = TestEnv::new();
+    let path = env
+        .sessions_dir()
+        .join("archive/U1/messages-2026-03-10.jsonl.gz");
+    let first = gzip(&[line("2026-03-10T08:00:00Z", "user", "okapi one")]);
+    let middle_lines: Vec<String> = (0..500)
+        .map(|i| {
+            line(
+                "2026-03-10T09:00:00Z",
+                "user",
+                &format!("filler {i} okapi two"),
+            )
+        })
+        .collect();
+    let mut middle = gzip(&middle_lines);
+    let at = middle.len() / 2;
+    for b in &mut middle[at..at + 16] {
+        *b ^= 0xa5;
+    }
+    let last = gzip(&[line("2026-03-10T10:00:00Z", "user", "okapi three")]);
+    write_file(&path, &[first.clone(), middle, last].concat());
+
+    let out = env
+        .cmd()
+        .args(["--json", "session", "search", "okapi", "--limit", "0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let texts: Vec<String> = stdout_of(&out)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        texts.first().map(String::as_str),
+        Some("okapi three"),
+        "after the damage"
+    );
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("okapi one"),
+        "before it"
+    );
+    assert!(
+        texts.len() > 2,
+        "the readable start of the damaged member counts too"
+    );
+    assert!(
+        texts.len() < 502,
+        "not all of the damaged member can be read"
+    );
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(&path.display().to_string())
+            && stderr.contains(&format!("damaged gzip data at byte {}", first.len())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn control_characters_in_hits_are_escaped_for_the_terminal() {
+    let env = TestEnv::new();
+    append(
+        &env,
+        &["--user", "U1"],
+        "pay \x1b]0;owned\x07 the \x1b[2Jrefund\u{202e}now",
+    );
+    let text = ok(&env, &["session", "search", "refund"]);
+    assert!(
+        !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("pay \\x1b]0;owned\\x07 the \\x1b[2Jrefund\\u{202e}now"),
+        "{text}"
+    );
+    // JSON keeps the text exactly (escaped the JSON way).
+    let found = hits(&env, &["refund"]);
+    assert_eq!(
+        found[0]["text"],
+        "pay \x1b]0;owned\x07 the \x1b[2Jrefund\u{202e}now"
+    );
+
+    // On a real terminal: the match is highlighted, and the text still
+    // escaped (run under script(1), which gives the command a pty).
+    if which("script") {
+        let state = env.state_dir();
+        let out = std::process::Command::new("script")
+            .args(["-qec"])
+            .arg(format!(
+                "{} --state-dir {} session search refund",
+                common::binary().display(),
+                state.display()
+            ))
+            .arg("/dev/null")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("TERM", "xterm")
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            shown.contains("\x1b[1;31mrefund\x1b[0m"),
+            "highlighted: {shown:?}"
+        );
+        assert!(
+            !shown.contains("\x1b[2J") && !shown.contains("\x1b]0;"),
+            "{shown:?}"
+        );
+        assert!(shown.contains("\\x1b[2J"), "{shown:?}");
+    }
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| Path::new(&dir).join(program).is_file())
+    })
+}
+
+#[test]
+fn a_group_only_sender_is_listed_by_users_with_spend_and_conversations_list_groups() {
+    let env = TestEnv::new();
+    append(
+        &env,
+        &["--user", "U1", "--ts", "2026-03-20T10:00:00Z"],
+        "hi",
+    );
+    let out = ask(&env)
+        .args([
+            "--conversation",
+            "G7",
+            "--user",
+            "U5",
+            "--display-name",
+            "Bo",
+            "--",
+            "hello group",
+        ])
+        .env("FAKE_CLAUDE_COST", "0.25")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+
+    let users = serde_json::from_str::<Value>(&ok(&env, &["--json", "session", "users"])).unwrap();
+    let ids: Vec<&str> = users
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["user"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{users:#}");
+    assert!(
+        ids.contains(&"U1") && ids.contains(&"U5") && !ids.contains(&"G7"),
+        "{ids:?}"
+    );
+    let bo = users
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["user"] == "U5")
+        .unwrap();
+    assert_eq!(bo["groupMessages"], 1);
+    assert_eq!(bo["conversations"], json!(["G7"]));
+    assert_eq!(bo["spend"]["totalUsd"], 0.25);
+    let table = ok(&env, &["session", "users"]);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("U5"))
+        .expect("U5 listed");
+    assert!(row.contains("$0.2500"), "{table}");
+
+    let convs =
+        serde_json::from_str::<Value>(&ok(&env, &["--json", "session", "conversations"])).unwrap();
+    assert_eq!(convs.as_array().unwrap().len(), 1, "{convs:#}");
+    assert_eq!(convs[0]["conversation"], "G7");
+    assert_eq!(convs[0]["stmMessages"], 2);
+    assert_eq!(convs[0]["people"], json!(["U5"]));
+    assert_eq!(convs[0]["spend"]["totalUsd"], 0.25);
+
+    let status =
+        serde_json::from_str::<Value>(&ok(&env, &["--json", "session", "status"])).unwrap();
+    assert_eq!(status["users"], 2);
+    assert_eq!(status["conversations"], 1);
+    assert_eq!(status["spend"]["asks"]["todayUsd"], 0.25);
+    assert_eq!(status["spend"]["asks"]["totalUsd"], 0.25);
+    let text = ok(&env, &["session", "status"]);
+    assert!(
+        text.contains("$0.2500 today, $0.2500 this month, $0.2500 in total"),
+        "{text}"
+    );
+
+    let show = ok(&env, &["session", "show", "--conversation", "G7"]);
+    assert!(
+        show.lines()
+            .any(|l| l.contains("Bo (U5)") && l.ends_with("hello group")),
+        "{show}"
+    );
+    assert!(
+        show.lines()
+            .any(|l| l.contains("assistant") && l.contains("fake reply")),
+        "{show}"
+    );
+}
+
+#[test]
+fn show_archive_marks_the_lines_that_come_from_archives() {
+    let env = TestEnv::new();
+    write_file(
+        &env.sessions_dir()
+            .join("archive/U1/messages-2026-03-10.jsonl.gz"),
+        &gzip(&[line("2026-03-10T08:00:00Z", "user", "old words")]),
+    );
+    append(
+        &env,
+        &["--user", "U1", "--ts", "2026-03-20T10:00:00Z"],
+        "new words",
+    );
+    let show = ok(&env, &["session", "show", "--user", "U1", "--archive"]);
+    let lines: Vec<&str> = show.lines().collect();
+    assert!(
+        lines[0].contains("archive") && lines[0].contains("old words"),
+        "{show}"
+    );
+    assert!(
+        lines[1].contains("stm") && lines[1].contains("new words"),
+        "{show}"
+    );
+    let json = serde_json::from_str::<Value>(&ok(
+        &env,
+        &["--json", "session", "show", "--user", "U1", "--archive"],
+    ))
+    .unwrap();
+    assert_eq!(json[0]["archived"], true);
+    assert_eq!(json[1]["archived"], false);
+}
