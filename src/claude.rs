@@ -55,6 +55,9 @@ pub struct Claude {
     /// Names (or `PREFIX*` patterns) of variables passed on besides the
     /// built-in allowlist.
     pub env: Vec<String>,
+    /// `--mcp-config` (JSON): the only MCP servers claude may start, given
+    /// `--strict-mcp-config`; `None`: none at all.
+    pub mcp_config: Option<String>,
 }
 
 /// What claude answered.
@@ -256,6 +259,10 @@ impl Claude {
         if !self.allowed_tools.is_empty() {
             args.push("--allowedTools".into());
             args.push(self.allowed_tools.join(",").into());
+        }
+        if let Some(config) = &self.mcp_config {
+            args.push("--mcp-config".into());
+            args.push(config.into());
         }
         args.extend(
             [
@@ -1080,6 +1087,7 @@ mod tests {
             temp_dir: std::env::temp_dir(),
             tools: Vec::new(),
             allowed_tools: Vec::new(),
+            mcp_config: None,
             max_retries: 2,
             env: Vec::new(),
         };
@@ -1121,6 +1129,7 @@ mod tests {
             temp_dir: std::env::temp_dir(),
             tools: Vec::new(),
             allowed_tools: Vec::new(),
+            mcp_config: None,
             max_retries: 3,
             env: vec!["MY_*".into()],
         };

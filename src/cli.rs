@@ -89,6 +89,30 @@ pub enum Command {
     /// Check everything a broker needs before going live; say what to fix
     #[command(after_help = DOCTOR_EXAMPLES)]
     Doctor(DoctorArgs),
+    /// A read-only MCP server on stdio over one person's (or one conversation's) memory
+    #[command(after_help = MCP_EXAMPLES)]
+    Mcp(McpArgs),
+}
+
+const MCP_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack mcp --user U0123ABC
+  claude-session --channel slack mcp --user U0123ABC --conversation C0456DEF
+
+Speaks the Model Context Protocol (JSON-RPC, one message per line) on stdin
+and stdout. Tools: search_memory(query, since?, until?, limit?), read_day(date),
+profile(). Read-only; results hold no file paths and are capped in size.
+`ask` starts it for claude when config ask.recall is true.";
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The person whose memory the tools read
+    #[arg(long, short = 'u', value_name = "ID")]
+    pub user: UserId,
+
+    /// Read this group or thread conversation instead (the person must have written in it)
+    #[arg(long, value_name = "KEY")]
+    pub conversation: Option<UserId>,
 }
 
 const DOCTOR_EXAMPLES: &str = "\

@@ -59,13 +59,18 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     }
 
     // Everything that can fail on bad input fails before anything is logged.
-    let (mode, base) = base_system_prompt(state, args)?;
+    let (mode, mut base) = base_system_prompt(state, args)?;
+    let key = args.message.conversation.as_ref().unwrap_or(sender);
+    let mut claude = claude_runner(state, &args.claude, Purpose::Reply)?;
+    if state.config.ask.recall {
+        crate::commands::mcp::enable_recall(state, &mut claude, &mut base, sender, key)?;
+    }
     let turn = Turn {
         state,
         args,
         sender,
-        key: args.message.conversation.as_ref().unwrap_or(sender),
-        claude: claude_runner(state, &args.claude, Purpose::Reply)?,
+        key,
+        claude,
         mode,
         base,
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
@@ -128,6 +133,9 @@ pub fn run(state: &State, args: &AskArgs, output: Output) -> anyhow::Result<()> 
     if compact_due {
         // Compaction has its own model (compacting.model), not the reply's.
         let mut compactor = turn.claude.clone();
+        // Nor the reply's recall tools.
+        compactor.mcp_config = None;
+        compactor.allowed_tools = state.config.ask.allowed_tools.clone();
         compactor.model = state
             .config
             .compacting

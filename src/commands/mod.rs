@@ -9,6 +9,7 @@ pub mod context;
 pub mod doctor;
 pub mod input;
 pub mod maintain;
+pub mod mcp;
 pub mod progress;
 pub mod search;
 pub mod session;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Session(args) => session::run(&state()?, args, output),
         // doctor reports a missing state dir or a broken config as a check.
         Command::Doctor(args) => doctor::run(state_dir(&cli), cli.channel.clone(), args, output),
+        Command::Mcp(args) => mcp::run(&state()?, args),
     }
 }
 
@@ -106,6 +108,7 @@ pub fn claude_runner(state: &State, args: &ClaudeArgs, purpose: Purpose) -> anyh
         allowed_tools: config.ask.allowed_tools.clone(),
         max_retries: config.ask.max_retries,
         env,
+        mcp_config: None,
     })
 }
 

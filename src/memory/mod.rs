@@ -11,6 +11,7 @@ pub mod message;
 pub mod owners;
 pub mod people;
 pub mod prompts;
+pub mod recall;
 pub mod search;
 pub mod stm;
 pub mod summaries;

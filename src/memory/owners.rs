@@ -133,3 +133,14 @@ fn log_names_a_sender(state: &State, key: &UserId) -> anyhow::Result<bool> {
     file.take(8192).read_to_end(&mut head)?;
     Ok(memchr::memmem::find(&head, b"\"userId\"").is_some())
 }
+
+/// Whether `person` may see the memory of `owner`: their own (a person's,
+/// never a conversation's key passed as a person), or a conversation they
+/// wrote in (a membership record). The one rule recall's scoping asks;
+/// a layout that names members differently changes only this function.
+pub fn may_see(state: &State, person: &UserId, owner: &Owner) -> bool {
+    match owner.kind {
+        OwnerKind::Person => &owner.key == person,
+        OwnerKind::Conversation => state.layout.membership_file(person, &owner.key).exists(),
+    }
+}
