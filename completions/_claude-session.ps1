@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('maintain', 'maintain', [CompletionResultType]::ParameterValue, 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a broker needs before going live; say what to fix')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'A read-only MCP server on stdio over one person''s (or one conversation''s) memory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -530,6 +531,23 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'claude-session;mcp' {
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'The person whose memory the tools read')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The person whose memory the tools read')
+            [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'Read this group or thread conversation instead (the person must have written in it)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'The state dir that holds `sessions/` (the seed''s channel folder)')
+            [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more on stderr; shows the cause chain of errors')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'claude-session;help' {
             [CompletionResult]::new('ask', 'ask', [CompletionResultType]::ParameterValue, 'Log a message, answer it with `claude -p` and the user''s memory, print the reply')
             [CompletionResult]::new('append', 'append', [CompletionResultType]::ParameterValue, 'Log one message (any role), for brokers that call claude themselves')
@@ -538,6 +556,7 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             [CompletionResult]::new('maintain', 'maintain', [CompletionResultType]::ParameterValue, 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check everything a broker needs before going live; say what to fix')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'A read-only MCP server on stdio over one person''s (or one conversation''s) memory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -616,6 +635,9 @@ Register-ArgumentCompleter -Native -CommandName 'claude-session' -ScriptBlock {
             break
         }
         'claude-session;help;doctor' {
+            break
+        }
+        'claude-session;help;mcp' {
             break
         }
         'claude-session;help;help' {

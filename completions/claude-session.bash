@@ -37,6 +37,9 @@ _claude__session() {
             claude__session,maintain)
                 cmd="claude__session__subcmd__maintain"
                 ;;
+            claude__session,mcp)
+                cmd="claude__session__subcmd__mcp"
+                ;;
             claude__session,session)
                 cmd="claude__session__subcmd__session"
                 ;;
@@ -60,6 +63,9 @@ _claude__session() {
                 ;;
             claude__session__subcmd__help,maintain)
                 cmd="claude__session__subcmd__help__subcmd__maintain"
+                ;;
+            claude__session__subcmd__help,mcp)
+                cmd="claude__session__subcmd__help__subcmd__mcp"
                 ;;
             claude__session__subcmd__help,session)
                 cmd="claude__session__subcmd__help__subcmd__session"
@@ -215,7 +221,7 @@ _claude__session() {
 
     case "${cmd}" in
         claude__session)
-            opts="-v -q -h -V --state-dir --channel --json --verbose --quiet --help --version ask append context compact maintain session doctor help"
+            opts="-v -q -h -V --state-dir --channel --json --verbose --quiet --help --version ask append context compact maintain session doctor mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -556,7 +562,7 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__help)
-            opts="ask append context compact maintain session doctor help"
+            opts="ask append context compact maintain session doctor mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -654,6 +660,20 @@ _claude__session() {
             return 0
             ;;
         claude__session__subcmd__help__subcmd__maintain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        claude__session__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -913,6 +933,43 @@ _claude__session() {
                     return 0
                     ;;
                 --claude-arg)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        claude__session__subcmd__mcp)
+            opts="-u -v -q -h -V --user --conversation --state-dir --channel --json --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand maintain 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
             cand session 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
             cand doctor 'Check everything a broker needs before going live; say what to fix'
+            cand mcp 'A read-only MCP server on stdio over one person''s (or one conversation''s) memory'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;ask'= {
@@ -485,6 +486,22 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'claude-session;mcp'= {
+            cand -u 'The person whose memory the tools read'
+            cand --user 'The person whose memory the tools read'
+            cand --conversation 'Read this group or thread conversation instead (the person must have written in it)'
+            cand --state-dir 'The state dir that holds `sessions/` (the seed''s channel folder)'
+            cand --channel 'Use ./.claude/channels/NAME as the state dir (the seed''s default place)'
+            cand --json 'Print machine-readable JSON on stdout'
+            cand -v 'Say more on stderr; shows the cause chain of errors'
+            cand --verbose 'Say more on stderr; shows the cause chain of errors'
+            cand -q 'Print no warnings, only errors'
+            cand --quiet 'Print no warnings, only errors'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'claude-session;help'= {
             cand ask 'Log a message, answer it with `claude -p` and the user''s memory, print the reply'
             cand append 'Log one message (any role), for brokers that call claude themselves'
@@ -493,6 +510,7 @@ set edit:completion:arg-completer[claude-session] = {|@words|
             cand maintain 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
             cand session 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
             cand doctor 'Check everything a broker needs before going live; say what to fix'
+            cand mcp 'A read-only MCP server on stdio over one person''s (or one conversation''s) memory'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'claude-session;help;ask'= {
@@ -550,6 +568,8 @@ set edit:completion:arg-completer[claude-session] = {|@words|
         &'claude-session;help;session;reindex'= {
         }
         &'claude-session;help;doctor'= {
+        }
+        &'claude-session;help;mcp'= {
         }
         &'claude-session;help;help'= {
         }

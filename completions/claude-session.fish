@@ -38,6 +38,7 @@ complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "compa
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "maintain" -d 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "session" -d 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "doctor" -d 'Check everything a broker needs before going live; say what to fix'
+complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "mcp" -d 'A read-only MCP server on stdio over one person\'s (or one conversation\'s) memory'
 complete -c claude-session -n "__fish_claude_session_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -s u -l user -d 'The user (sender) the message belongs to' -r
 complete -c claude-session -n "__fish_claude_session_using_subcommand ask" -l msg-id -d 'The platform\'s message id (kept as `msgId`)' -r
@@ -300,14 +301,24 @@ complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s
 complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s q -l quiet -d 'Print no warnings, only errors'
 complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c claude-session -n "__fish_claude_session_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "ask" -d 'Log a message, answer it with `claude -p` and the user\'s memory, print the reply'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "append" -d 'Log one message (any role), for brokers that call claude themselves'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "context" -d 'Print the memory context block that `ask` would inject'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "compact" -d 'Summarise old messages of one user or all users now'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "maintain" -d 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "session" -d 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "doctor" -d 'Check everything a broker needs before going live; say what to fix'
-complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -s u -l user -d 'The person whose memory the tools read' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -l conversation -d 'Read this group or thread conversation instead (the person must have written in it)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -l state-dir -d 'The state dir that holds `sessions/` (the seed\'s channel folder)' -r -f -a "(__fish_complete_directories)"
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -l channel -d 'Use ./.claude/channels/NAME as the state dir (the seed\'s default place)' -r
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -l json -d 'Print machine-readable JSON on stdout'
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -s v -l verbose -d 'Say more on stderr; shows the cause chain of errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -s q -l quiet -d 'Print no warnings, only errors'
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -s h -l help -d 'Print help'
+complete -c claude-session -n "__fish_claude_session_using_subcommand mcp" -s V -l version -d 'Print version'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "ask" -d 'Log a message, answer it with `claude -p` and the user\'s memory, print the reply'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "append" -d 'Log one message (any role), for brokers that call claude themselves'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "context" -d 'Print the memory context block that `ask` would inject'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "compact" -d 'Summarise old messages of one user or all users now'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "maintain" -d 'One pass of every scheduled task (expiry, rotation, summaries, prune); for cron'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "session" -d 'Inspect and manage memory: status, users, show, clear, profile, topics, search, export'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "doctor" -d 'Check everything a broker needs before going live; say what to fix'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "mcp" -d 'A read-only MCP server on stdio over one person\'s (or one conversation\'s) memory'
+complete -c claude-session -n "__fish_claude_session_using_subcommand help; and not __fish_seen_subcommand_from ask append context compact maintain session doctor mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "status" -d 'Channel-wide or one user\'s counts, storage and spend'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "users" -d 'One row per person (1:1 or in groups): messages, last activity, size, spend'
 complete -c claude-session -n "__fish_claude_session_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "conversations" -d 'One row per conversation (group or thread): messages, people, last activity, spend'
