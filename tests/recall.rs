@@ -580,56 +580,45 @@ fn read_day_returns_the_day_end_to_end() {
     assert_reply_logged_once(&env, "alice", "On March 10 you told me about Nice.");
 }
 
+/// One ask in which the mock calls `search_memory` for `word` and then
+/// answers; the tool results in the last request claude made for it.
+fn search_in_ask(env: &TestEnv, mock: &MockApi, args: &[&str], word: &str) -> Vec<String> {
+    let before = mock.count();
+    mock.push(tool_use(
+        "mcp__memory__search_memory",
+        json!({"query": word}),
+    ));
+    mock.push(json!({"text": "done"}));
+    let out = ask(env, mock, args, "do you remember?");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let requests = mock.messages_requests();
+    assert!(requests.len() >= before + 2, "a tool turn and an answer");
+    tool_results(&requests[requests.len() - 1..])
+}
+
 #[test]
 fn tool_results_are_scoped_end_to_end() {
     let (env, mock) = recall_env();
+    let alice = ["--user", "alice"];
+    let fam = ["--user", "alice", "--conversation", "fam"];
     // 1:1: another person's word, a group alice is not in.
     for word in [BOB_ONLY, TEAM_ONLY] {
-        mock.push(tool_use(
-            "mcp__memory__search_memory",
-            json!({"query": word}),
-        ));
-        mock.push(json!({"text": "not found"}));
-        let out = ask(&env, &mock, &["--user", "alice"], "find it");
-        assert!(out.status.success(), "{}", stderr_of(&out));
+        let results = search_in_ask(&env, &mock, &alice, word);
+        assert_eq!(results.len(), 1, "{results:?}");
+        assert!(results[0].contains("No match"), "{word}: {results:?}");
     }
     // In group fam: the conversation's lines only (not alice's own 1:1).
-    mock.push(tool_use(
-        "mcp__memory__search_memory",
-        json!({"query": LIGHTHOUSE}),
-    ));
-    mock.push(json!({"text": "the lighthouse"}));
-    let out = ask(
-        &env,
-        &mock,
-        &["--user", "alice", "--conversation", "fam"],
-        "what about the lighthouse?",
-    );
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    // In group fam, a word of group team.
-    mock.push(tool_use(
-        "mcp__memory__search_memory",
-        json!({"query": TEAM_ONLY}),
-    ));
-    mock.push(json!({"text": "not found"}));
-    let out = ask(
-        &env,
-        &mock,
-        &["--user", "alice", "--conversation", "fam"],
-        "and the animal?",
-    );
-    assert!(out.status.success(), "{}", stderr_of(&out));
-
-    let results = tool_results(&mock.messages_requests());
-    assert_eq!(results.len(), 4, "{results:?}");
-    assert!(results[0].contains("No match"), "{results:?}");
-    assert!(results[1].contains("No match"), "{results:?}");
+    let results = search_in_ask(&env, &mock, &fam, LIGHTHOUSE);
+    assert_eq!(results.len(), 1, "{results:?}");
     assert!(
-        results[2].contains("the old lighthouse was repainted"),
+        results[0].contains("Dave (dave): the old lighthouse was repainted"),
         "{results:?}"
     );
-    assert!(!results[2].contains("Negresco"), "{results:?}");
-    assert!(results[3].contains("No match"), "{results:?}");
+    assert!(!results[0].contains("Negresco"), "{results:?}");
+    // In group fam, a word of group team.
+    let results = search_in_ask(&env, &mock, &fam, TEAM_ONLY);
+    assert!(results[0].contains("No match"), "{results:?}");
+
     let bodies = mock.all_bodies();
     for word in [BOB_ONLY, TEAM_ONLY] {
         assert!(
