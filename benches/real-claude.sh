@@ -112,11 +112,15 @@ for variant in before after; do
   sleep 1
   reqs[$variant]=$(awk -v a="$(requests)" -v b="$r0" -v n=$count_asks 'BEGIN { printf "%.1f", (a - b) / n }')
   bytes[$variant]=$(awk -v a="$(req_bytes)" -v b="$b0" -v n=$count_asks 'BEGIN { printf "%.0f", (a - b) / n }')
-done
-tools_after=$(python3 -c '
+  # Tool definitions and bytes of the largest request of this variant (the
+  # main one; a title request is small).
+  read -r "tools_$variant" "main_$variant" < <(python3 -c '
 import json, glob, sys
-last = sorted(glob.glob(sys.argv[1] + "/requests/*.json"))[-1]
-print(len(json.load(open(last)).get("tools", [])))' "$work/mock")
+names = sorted(glob.glob(sys.argv[1] + "/requests/*.json"))[int(sys.argv[2]):]
+main = max(names, key=lambda n: len(open(n, "rb").read()))
+body = open(main, "rb").read()
+print(len(json.loads(body).get("tools", [])), len(body))' "$work/mock" "$r0")
+done
 
 say "timing $ASK_PAIRS alternating pairs"
 declare -a tb=() ta=()
@@ -133,12 +137,15 @@ rss_before=$(rss before)
 rss_after=$(rss after)
 
 rev=$(git -C "$repo" rev-parse --short HEAD)
+say "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '| measure (claude %s, mock API; after = %s, before = %s) | before | after | after / before |\n' "$version" "$rev" "$BASELINE"
 printf '|---|---|---|---|\n'
 printf '| API requests per `ask` | %s | %s | |\n' "${reqs[before]}" "${reqs[after]}"
 printf '| request bytes per `ask` (sum of its requests) | %s | %s | %s× |\n' "${bytes[before]}" "${bytes[after]}" \
   "$(awk -v a="${bytes[after]}" -v b="${bytes[before]}" 'BEGIN { printf "%.3f", a / b }')"
-printf '| tool definitions in the request | (Claude Code default set) | %s | |\n' "$tools_after"
+printf '| tool definitions in the main request | %s | %s | |\n' "$tools_before" "$tools_after"
+printf '| bytes of the main request | %s | %s | %s× |\n' "$main_before" "$main_after" \
+  "$(awk -v a="$main_after" -v b="$main_before" 'BEGIN { printf "%.3f", a / b }')"
 printf '| wall time of `ask`, median of %d pairs | %s ms | %s ms | %s (paired median) |\n' "$ASK_PAIRS" "$(median "${tb[@]}")" "$(median "${ta[@]}")" "$paired"
 printf '| peak RSS of one `ask` (with claude) | %.1f MB | %.1f MB | %s× |\n' \
   "$(awk -v k="$rss_before" 'BEGIN { print k / 1024 }')" "$(awk -v k="$rss_after" 'BEGIN { print k / 1024 }')" \

@@ -12,6 +12,8 @@
 #   BENCH_DIR folder for the temporary data (default $TMPDIR, /tmp, /var/tmp
 #             or $HOME, the first that is not tmpfs and not in the repo)
 #   BENCH_NICE=0  do not raise the priority (as root it runs at nice -20)
+#   REAL_CLAUDE=0 skip the second table (benches/real-claude.sh: the real
+#             Claude Code CLI against the mock Messages API; needs npm)
 #
 # Builds the release binary, generates its data in a temporary folder (on a
 # real disk, not tmpfs; removed at exit, never inside the repo), times every
@@ -450,3 +452,11 @@ printf '|---|---|---|---|---|---|\n'
 printf '%s\n' "${rows[@]}"
 printf '\nclaude-session %s. Median wall time of %s runs (%s for 1 GB, %s for ask) after one warm-up run, warm page cache; %s CPUs, load average %s at the end; %s; data on %s.\n' \
   "$rev" "$RUNS" "$BIG_RUNS" "$ASK_RUNS" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$priority" "$(fstype "$work")"
+
+# --- the real Claude Code CLI against the mock Messages API -------------------------
+# Its own table (requests, bytes, wall time, RSS before and after the safe
+# and lean defaults); REAL_CLAUDE=0 skips it (it needs npm).
+if [[ ${REAL_CLAUDE:-1} != 0 ]]; then
+  printf '\n'
+  "$repo/benches/real-claude.sh"
+fi

@@ -104,3 +104,25 @@ fn claude_not_found_fails_with_its_code() {
         stdout_of(&out)
     );
 }
+
+#[test]
+fn a_bare_tool_in_allowed_tools_is_warned_about() {
+    let env = TestEnv::new();
+    env.cmd()
+        .args(["append", "--user", "U1", "--", "hi"])
+        .assert()
+        .success();
+    env.write_config(
+        r#"{"ask": {"tools": ["Read", "Bash"], "allowedTools": ["Read", "Bash(date)"]}}"#,
+    );
+    let out = doctor(&env)
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .arg("--json")
+        .output()
+        .unwrap();
+    let report = checks(&out);
+    assert_eq!(status(&report, "config"), "warn", "{report}");
+    let text = report.to_string();
+    assert!(text.contains("allows Read without a pattern"), "{text}");
+    assert!(!text.contains("Bash(date) without"), "{text}");
+}

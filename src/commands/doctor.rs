@@ -357,6 +357,27 @@ fn config(setup: &Setup) -> Check {
             } else {
                 format!("tools {}", config.ask.tools.join(","))
             };
+            // A bare tool name allows that tool everywhere (`Read` then
+            // reads any file of the host, not only claude's folder).
+            let open: Vec<&str> = config
+                .ask
+                .allowed_tools
+                .iter()
+                .filter(|rule| !rule.contains('('))
+                .map(String::as_str)
+                .collect();
+            if !open.is_empty() {
+                return Check::warn(
+                    NAME,
+                    format!(
+                        "ask.allowedTools allows {} without a pattern: a chat user can make \
+                         claude use it on anything the broker's user can reach",
+                        open.join(", ")
+                    ),
+                    "remove them (ask.tools alone lets Read read claude's own folder) or narrow \
+                     them, like \"Bash(date)\"",
+                );
+            }
             let what = if path.exists() {
                 "valid"
             } else {
