@@ -5,6 +5,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCandidates;
+
+use crate::commands::complete;
 
 use crate::layout::{ChannelName, TopicSlug, UserId};
 use crate::memory::message::Role;
@@ -198,7 +201,7 @@ pub struct ClaudeArgs {
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
     /// The user (sender) the message belongs to
-    #[arg(long, short = 'u', value_name = "ID")]
+    #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
     pub user: UserId,
 
     /// The platform's message id (kept as `msgId`)
@@ -222,7 +225,7 @@ pub struct MessageArgs {
     pub source: Option<String>,
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<UserId>,
 
     /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
@@ -294,7 +297,8 @@ pub struct ContextArgs {
         long,
         short = 'u',
         value_name = "ID",
-        required_unless_present = "show_config"
+        required_unless_present = "show_config",
+        add = ArgValueCandidates::new(complete::users)
     )]
     pub user: Option<UserId>,
 
@@ -303,7 +307,7 @@ pub struct ContextArgs {
     pub window: Option<u32>,
 
     /// Whose shared memory, for a group or thread (--user is then the sender)
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<UserId>,
 
     /// List each part, its size and estimated tokens, and what the size budget dropped or cut
@@ -319,11 +323,11 @@ pub struct ContextArgs {
 #[command(group = clap::ArgGroup::new("who").required(true).args(["user", "conversation", "all"]))]
 pub struct CompactArgs {
     /// Compact this user
-    #[arg(long, short = 'u', value_name = "ID")]
+    #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
     pub user: Option<UserId>,
 
     /// Compact this group or thread conversation
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<UserId>,
 
     /// Compact every user over the threshold
@@ -345,7 +349,7 @@ pub struct CompactArgs {
 #[derive(Debug, Args)]
 pub struct MaintainArgs {
     /// Run only these tasks (stm-expiry, log-rotation, compact, daily, weekly, prune)
-    #[arg(long, value_delimiter = ',', value_name = "TASK,…")]
+    #[arg(long, value_delimiter = ',', value_name = "TASK,…", add = ArgValueCandidates::new(complete::tasks))]
     pub only: Vec<String>,
 
     /// List every action; change nothing, call nothing
@@ -387,7 +391,7 @@ pub enum SessionCommand {
     )]
     Status {
         /// Show this user only
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
         user: Option<UserId>,
     },
     /// One row per person (1:1 or in groups): messages, last activity, size, spend
@@ -424,10 +428,10 @@ pub enum SessionCommand {
     #[command(group = clap::ArgGroup::new("whose").required(true).args(["user", "conversation"]))]
     Show {
         /// Whose conversation
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
         user: Option<UserId>,
         /// A group or thread conversation instead of a user's
-        #[arg(long, value_name = "KEY")]
+        #[arg(long, value_name = "KEY", add = ArgValueCandidates::new(complete::conversations))]
         conversation: Option<UserId>,
         /// Last N messages
         #[arg(short = 'n', value_name = "N")]
@@ -446,7 +450,7 @@ pub enum SessionCommand {
     )]
     Clear {
         /// Whose memory
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
         user: UserId,
         /// Everything: STM, profile, summaries, archive, index entry
         #[arg(long)]
@@ -463,7 +467,7 @@ pub enum SessionCommand {
     )]
     Profile {
         /// Whose profile
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
         user: UserId,
         /// Replace it with FILE (or - for stdin)
         #[arg(long, value_name = "FILE", conflicts_with = "edit")]
@@ -488,6 +492,7 @@ pub enum SessionCommand {
     #[command(after_help = "Examples:\n  claude-session --channel slack session forget toeic")]
     Forget {
         /// The topic's slug (its file name without .md)
+        #[arg(add = ArgValueCandidates::new(complete::topics))]
         slug: TopicSlug,
     },
     /// Find anything anyone said: messages (short-term and archived), summaries, profiles, topics
@@ -500,7 +505,7 @@ pub enum SessionCommand {
     )]
     Export {
         /// Whose data
-        #[arg(long, short = 'u', value_name = "ID")]
+        #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
         user: UserId,
         /// Where to write it (must not exist yet, or be an empty folder)
         #[arg(long, value_name = "PATH")]
@@ -538,11 +543,11 @@ pub struct SearchArgs {
     pub regex: bool,
 
     /// Only this person: their own memory, and what they said (or were answered) in groups
-    #[arg(long, short = 'u', value_name = "ID")]
+    #[arg(long, short = 'u', value_name = "ID", add = ArgValueCandidates::new(complete::users))]
     pub user: Option<UserId>,
 
     /// Only this group or thread conversation
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<UserId>,
 
     /// Only messages of this role (leaves out summaries, profiles and topics)
@@ -583,11 +588,13 @@ pub enum TopicCommand {
     /// Print a topic note
     Show {
         /// The topic's slug
+        #[arg(add = ArgValueCandidates::new(complete::topics))]
         slug: TopicSlug,
     },
     /// Write a topic note from FILE (or - / nothing for stdin)
     Set {
         /// The topic's slug (letters, digits, - _ .)
+        #[arg(add = ArgValueCandidates::new(complete::topics))]
         slug: TopicSlug,
         /// The note (markdown, optional frontmatter); stdin when absent or -
         file: Option<PathBuf>,

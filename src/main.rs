@@ -1,13 +1,16 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser as _;
+use clap::{CommandFactory as _, Parser as _};
 
 use claude_session::cli::Cli;
 use claude_session::error::{exit_code_of, is_broken_pipe};
 use claude_session::{commands, diag};
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash claude-session …`: the shell asking for completions
+    // (see completions/); answers and exits, before anything else runs.
+    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => exit_with_usage_error(err),

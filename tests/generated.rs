@@ -175,8 +175,9 @@ fn committed_man_pages_have_no_groff_warnings() {
 }
 
 /// What bash offers after `words` (the last one is the word being
-/// completed), using the committed completion script.
-fn bash_completions(words: &[&str]) -> Vec<String> {
+/// completed), using the committed completion script with the built
+/// binary first on PATH, and `env` set.
+fn bash_completions_with(words: &[&str], env: &[(&str, &Path)]) -> Vec<String> {
     let script = crate_root()
         .join(docs::COMPLETIONS_DIR)
         .join("claude-session.bash");
@@ -186,34 +187,62 @@ fn bash_completions(words: &[&str]) -> Vec<String> {
         "source '{}'\n\
          COMP_WORDS=({})\n\
          COMP_CWORD={cword}\n\
-         _claude__session claude-session '{}' '{}'\n\
+         COMP_TYPE=9\n\
+         _clap_complete_claude_session claude-session '{}' '{}'\n\
          printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         script.display(),
         quoted.join(" "),
         words[cword],
         words[cword - 1],
     );
-    let out = Command::new("bash")
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_claude-session"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let mut command = Command::new("bash");
+    command
         .args(["--norc", "--noprofile", "-c", &program])
-        .output()
-        .expect("could not run bash");
+        .env_remove("CLAUDE_SESSION_STATE_DIR")
+        .env("PATH", path);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let out = command.output().expect("could not run bash");
     assert!(
         out.status.success(),
         "bash failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
+    let mut offered: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(str::to_owned)
-        .collect()
+        .map(|l| l.trim_end().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect();
+    offered.sort();
+    offered
+}
+
+fn bash_completions(words: &[&str]) -> Vec<String> {
+    bash_completions_with(words, &[])
+}
+
+fn bash_is_missing() -> bool {
+    let missing = Command::new("bash").arg("--version").output().is_err();
+    if missing {
+        eprintln!("skipped: bash is not installed");
+    }
+    missing
 }
 
 /// Regression: clap_complete's bash script never completed a subcommand's
 /// options for a bin name with a hyphen (clap-rs/clap#6421).
 #[test]
 fn bash_completion_completes_options_of_subcommands() {
-    if Command::new("bash").arg("--version").output().is_err() {
-        eprintln!("skipped: bash is not installed");
+    if bash_is_missing() {
         return;
     }
     let top = bash_completions(&["claude-session", "ma"]);
@@ -224,4 +253,97 @@ fn bash_completion_completes_options_of_subcommands() {
 
     let nested = bash_completions(&["claude-session", "session", "show", "--arc"]);
     assert_eq!(nested, ["--archive"]);
+}
+
+/// Values complete from the state dir the command line names: people
+/// (group-only senders too), conversations, topic slugs, maintain tasks.
+#[test]
+fn bash_completion_completes_ids_keys_slugs_and_tasks() {
+    if bash_is_missing() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let sessions = state.join("sessions");
+    let write = |relative: &str, text: &str| {
+        let path = sessions.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let line = r#"{"ts":"2026-03-23T03:28:32Z","role":"user","text":"hi"}"#;
+    write("stm/U1/messages.jsonl", &format!("{line}\n"));
+    write("stm/U2/messages.jsonl", &format!("{line}\n"));
+    write(
+        "stm/G1/messages.jsonl",
+        r#"{"ts":"2026-03-23T03:28:32Z","role":"user","text":"hi","userId":"U3"}"#,
+    );
+    write("memberships/U3/G1", "");
+    write("ltm/topics/toeic.md", "TOEIC\n");
+    write("ltm/topics/tea.md", "Tea\n");
+    let s = state.to_str().unwrap();
+
+    let users = bash_completions(&[
+        "claude-session",
+        "--state-dir",
+        s,
+        "session",
+        "show",
+        "--user",
+        "",
+    ]);
+    assert_eq!(
+        users,
+        ["U1", "U2", "U3"],
+        "people, the group-only sender too, no group"
+    );
+    let some = bash_completions(&[
+        "claude-session",
+        "--state-dir",
+        s,
+        "session",
+        "status",
+        "-u",
+        "U",
+    ]);
+    assert_eq!(some, ["U1", "U2", "U3"]);
+    let conversations = bash_completions(&[
+        "claude-session",
+        "--state-dir",
+        s,
+        "session",
+        "search",
+        "x",
+        "--conversation",
+        "",
+    ]);
+    assert_eq!(conversations, ["G1"]);
+    let slugs = bash_completions(&[
+        "claude-session",
+        "--state-dir",
+        s,
+        "session",
+        "topic",
+        "show",
+        "t",
+    ]);
+    assert_eq!(slugs, ["tea", "toeic"]);
+    let from_env = bash_completions_with(
+        &["claude-session", "session", "forget", "to"],
+        &[("CLAUDE_SESSION_STATE_DIR", state.as_path())],
+    );
+    assert_eq!(from_env, ["toeic"]);
+    let tasks = bash_completions(&["claude-session", "maintain", "--only", "d"]);
+    assert_eq!(tasks, ["daily"]);
+    // No state dir: nothing offered, nothing created, no error.
+    let none = bash_completions(&[
+        "claude-session",
+        "--state-dir",
+        "/nonexistent/x",
+        "session",
+        "show",
+        "--user",
+        "",
+    ]);
+    assert!(none.is_empty(), "{none:?}");
+    assert!(!Path::new("/nonexistent/x").exists());
 }

@@ -668,7 +668,18 @@ fn show_prints_time_role_and_text_with_count_since_and_archive() {
             "fifth"
         ]
     );
+    // --archive marks where each line comes from.
     let text = ok(&env, &["session", "show", "--user", "U1", "--archive"]);
+    let expected = [
+        "2026-03-20 08:00  archive  user       first",
+        "2026-03-21 09:30  archive  assistant  two lines",
+        "                                      of reply",
+        "2026-03-22 10:00  archive  user       third",
+        "2026-03-22 10:01  stm      system     fourth",
+        "                                        indented",
+        "                                      end",
+        "2026-03-23 11:45  stm      assistant  fifth",
+    ];
     assert_eq!(text.lines().collect::<Vec<_>>(), expected, "{text}");
     assert_eq!(
         texts(&ok_json(

@@ -5,6 +5,7 @@ pub mod append;
 pub mod ask;
 pub mod chat;
 pub mod compact;
+pub mod complete;
 pub mod context;
 pub mod doctor;
 pub mod input;

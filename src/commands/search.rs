@@ -141,7 +141,8 @@ fn render(hit: &Hit, style: Style) -> String {
         style.dim(&when),
         style.bold(&whose),
         what,
-        style.dim(&format!("{}:{}", hit.file, hit.line)),
+        // File names come from folder listings, not from us: escaped too.
+        style.dim(&escape_for_terminal(&format!("{}:{}", hit.file, hit.line))),
     )
 }
 

@@ -113,7 +113,7 @@ fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
         .collect();
     let rows = vec![
         vec!["state dir".into(), layout.state_dir().display().to_string()],
-        vec!["people".into(), people.to_string()],
+        vec!["users".into(), people.to_string()],
         vec!["conversations".into(), conversation_count.to_string()],
         vec![
             "messages".into(),
@@ -146,7 +146,15 @@ fn key_values(style: Style, rows: &[Vec<String>]) -> String {
 }
 
 fn user_status(state: &State, user: &UserId, output: Output) -> anyhow::Result<()> {
-    let stats = user_data::stats(state, user, Utc::now())?;
+    let now = Utc::now();
+    // A person's row as `users` shows it (group messages counted in).
+    let stats = match people::people(state, now)?
+        .into_iter()
+        .find(|s| s.user == user.as_str())
+    {
+        Some(stats) => stats,
+        None => user_data::stats(state, user, now)?,
+    };
     if output.json {
         return print_json(&stats);
     }
@@ -160,11 +168,18 @@ fn describe_stats(stats: &UserStats) -> String {
         vec![
             "messages".into(),
             format!(
-                "{} in short-term memory, {} compacted, {} sent in {} conversation(s)",
+                "{} in short-term memory, {} compacted{}",
                 stats.stm_messages,
                 stats.compacted,
-                stats.group_messages,
-                stats.conversations.len()
+                if stats.conversations.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} sent in {} conversation(s)",
+                        stats.group_messages,
+                        stats.conversations.len()
+                    )
+                }
             ),
         ],
         vec![

@@ -144,3 +144,28 @@ pub fn may_see(state: &State, person: &UserId, owner: &Owner) -> bool {
         OwnerKind::Conversation => state.layout.membership_file(person, &owner.key).exists(),
     }
 }
+
+/// Every person: owners that are people, and everyone a membership record
+/// names (a group-only sender has no folder of their own).
+pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
+    let all = owners(state)?;
+    let conversations: BTreeSet<&UserId> = all
+        .iter()
+        .filter(|o| o.kind == OwnerKind::Conversation)
+        .map(|o| &o.key)
+        .collect();
+    let mut people: BTreeSet<UserId> = all
+        .iter()
+        .filter(|o| o.kind == OwnerKind::Person)
+        .map(|o| o.key.clone())
+        .collect();
+    let root = state.layout.sessions_dir().join("memberships");
+    for entry in read_dir_optional(&root)? {
+        if let Some(id) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok())
+            && !conversations.contains(&id)
+        {
+            people.insert(id);
+        }
+    }
+    Ok(people.into_iter().collect())
+}

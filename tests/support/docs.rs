@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Command, CommandFactory as _};
 use clap_complete::Shell;
+use clap_complete::env::EnvCompleter;
 use clap_mangen::Man;
 use clap_mangen::roff::{Roff, bold, italic, roman};
 
@@ -32,13 +33,14 @@ pub const COMPLETIONS_DIR: &str = "completions";
 const BIN: &str = "claude-session";
 const SECTION: &str = "1";
 
-/// The shells we ship completions for, in a fixed order.
-const SHELLS: [Shell; 5] = [
-    Shell::Bash,
-    Shell::Zsh,
-    Shell::Fish,
-    Shell::Elvish,
-    Shell::PowerShell,
+/// The shells we ship completions for, in a fixed order, with the
+/// registration script clap_complete writes for each.
+const SHELLS: [(Shell, &dyn EnvCompleter); 5] = [
+    (Shell::Bash, &clap_complete::env::Bash),
+    (Shell::Zsh, &clap_complete::env::Zsh),
+    (Shell::Fish, &clap_complete::env::Fish),
+    (Shell::Elvish, &clap_complete::env::Elvish),
+    (Shell::PowerShell, &clap_complete::env::Powershell),
 ];
 
 /// Render every man page and completion file and write them under `root`
@@ -101,33 +103,21 @@ fn render_all() -> io::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut ancestors = Vec::new();
     man_pages(&cmd, &mut ancestors, &mut files)?;
 
-    // Completions keep `help`: `claude-session help ask` is worth completing.
-    let mut cmd = Cli::command();
-    for shell in SHELLS {
+    // Completions are clap's dynamic ones: each script hands the words
+    // typed to `COMPLETE=<shell> claude-session -- …`, so flags,
+    // subcommands and values (user ids, conversation keys, topic slugs,
+    // tasks read from the state dir) all come from the binary, from the
+    // same definition as the parser. The committed script is what
+    // `COMPLETE=<shell> claude-session` prints, calling `claude-session`
+    // on PATH.
+    for (shell, completer) in SHELLS {
         let mut buf = Vec::new();
-        clap_complete::generate(shell, &mut cmd, BIN, &mut buf);
-        if shell == Shell::Bash {
-            buf = fix_bash_state_names(&buf);
-        }
+        completer.write_registration("COMPLETE", BIN, BIN, BIN, &mut buf)?;
         let name = clap_complete::Generator::file_name(&shell, BIN);
         files.push((Path::new(COMPLETIONS_DIR).join(name), buf));
     }
 
     Ok(files)
-}
-
-/// clap_complete (4.6.12 and before) spells the bash states of subcommands
-/// two ways when the bin name has a hyphen: the loop that walks the words
-/// sets `claude__session__subcmd__ask`, the `case` arms expect
-/// `claude__subcmd__session__subcmd__ask`, so no option of any subcommand
-/// ever completes (clap-rs/clap#6421). Spell the arms the loop's way; once
-/// clap_complete is fixed this replaces nothing.
-fn fix_bash_state_names(script: &[u8]) -> Vec<u8> {
-    let wrong = BIN.replace('-', "__subcmd__");
-    let right = BIN.replace('-', "__");
-    String::from_utf8_lossy(script)
-        .replace(&wrong, &right)
-        .into_bytes()
 }
 
 fn without_help_subcommand(cmd: Command) -> Command {
