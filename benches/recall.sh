@@ -5,6 +5,7 @@
 #   benches/recall.sh                 # about 3 minutes on 2 cores
 #   RUNS=30 ASK_RUNS=20 benches/recall.sh
 #   RMCP_PROBE=/tmp/rmcp-probe/target/release/rmcp-probe benches/recall.sh
+#   BIN=/path/to/release/claude-session benches/recall.sh   # no build
 #
 # 1. Start-up: `mcp` answering initialize + tools/list and exiting at EOF
 #    (what claude does with it before the first API request), against the
@@ -30,9 +31,13 @@ command -v hyperfine >/dev/null || die "hyperfine is needed (apt-get install hyp
 command -v python3 >/dev/null || die "python3 is needed"
 
 target=${CARGO_TARGET_DIR:-$repo/target}
-say "building: cargo build --release --locked"
-(cd "$repo" && cargo build --release --locked --quiet)
-bin=$target/release/claude-session
+if [[ -n ${BIN:-} ]]; then
+  bin=$BIN   # a release binary built before (skips the build)
+else
+  say "building: cargo build --release --locked"
+  (cd "$repo" && cargo build --release --locked --quiet)
+  bin=$target/release/claude-session
+fi
 version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude.rs")
 claude=$target/claude-code/$version/node_modules/.bin/claude
 "$claude" --version 2>/dev/null | grep -q "^$version " ||
@@ -88,7 +93,10 @@ printf '%s\n%s\n%s\n%s\n' "$init" "$notified" "$list" "$search" >"$work/search.j
 "$bin" --state-dir "$sd" mcp --user U1 <"$work/search.jsonl" | tail -1 | grep -q 'Hotel Negresco' ||
   die "the search found nothing"
 
-median_ms() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.1f" % (x["median"]*1000) for x in r))' "$1"; }
+# "wall/cpu" per command: the median wall time and the mean user+system
+# CPU time, in ms (on a loaded machine wall time is mostly waiting for a
+# CPU; CPU time says what the process itself costs).
+median_ms() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.1f/%.1f" % (x["median"]*1000, (x["user"]+x["system"])*1000) for x in r))' "$1"; }
 
 say "1-2/3 start-up and a search round trip"
 cmds=(
@@ -124,19 +132,20 @@ read -r t_off t_on < <(median_ms "$work/ask.json")
 # Requests and their bytes with recall on (the last request of the run).
 bytes_on=$(python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; m=[x for x in l if x["path"].startswith("/v1/messages") and "count_tokens" not in x["path"]]; print(m[-1]["bytes"])' "$work/mock/requests.jsonl")
 
-ratio() { python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"; }
-delta() { python3 -c "import sys; print('%+.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$1" "$2"; }
+# On "wall/cpu" pairs: wall ratio (cpu ratio), wall difference (cpu difference).
+ratio() { python3 -c "import sys; a=[float(x) for x in sys.argv[1].split('/')]; b=[float(x) for x in sys.argv[2].split('/')]; print('%.2f× (CPU %.2f×)' % (a[0]/b[0], a[1]/b[1]))" "$1" "$2"; }
+delta() { python3 -c "import sys; a=[float(x) for x in sys.argv[1].split('/')]; b=[float(x) for x in sys.argv[2].split('/')]; print('%+.1f ms (CPU %+.1f ms)' % (a[0]-b[0], a[1]-b[1]))" "$1" "$2"; }
 
-printf '| what | median ms | baseline | baseline ms | ratio / difference |\n|---|---:|---|---:|---:|\n'
-printf '| `mcp` start-up: initialize + tools/list, exit at EOF | %s | `claude-session --version` (process start) | %s | %s ms |\n' \
+printf '| what | wall / CPU ms | baseline | wall / CPU ms | ratio / difference |\n|---|---:|---|---:|---:|\n'
+printf '| `mcp` start-up: initialize + tools/list, exit at EOF | %s | `claude-session --version` (process start) | %s | %s |\n' \
   "$t_handshake" "$t_version" "$(delta "$t_handshake" "$t_version")"
 if [[ -n ${t_rmcp:-} ]]; then
-  printf '| same | %s | a minimal rmcp (tokio) stdio server, one tool | %s | %s× |\n' \
+  printf '| same | %s | a minimal rmcp (tokio) stdio server, one tool | %s | %s |\n' \
     "$t_handshake" "$t_rmcp" "$(ratio "$t_handshake" "$t_rmcp")"
 fi
-printf '| start-up + one `search_memory`, 60 archived days (3,000 messages) | %s | `zcat … \| grep -i` of the same files | %s | %s× |\n' \
+printf '| start-up + one `search_memory`, 60 archived days (3,000 messages) | %s | `zcat … \| grep -i` of the same files | %s | %s |\n' \
   "$t_search" "$t_zgrep" "$(ratio "$t_search" "$t_zgrep")"
-printf '| `ask`, real claude + mock, recall on (no tool call) | %s | recall off | %s | %s× (%s ms) |\n' \
+printf '| `ask`, real claude + mock, recall on (no tool call) | %s | recall off | %s | %s; %s |\n' \
   "$t_on" "$t_off" "$(ratio "$t_on" "$t_off")" "$(delta "$t_on" "$t_off")"
 printf '\nRequest body with recall on: %s bytes. claude-session %s, %s CPUs, load average %s at the end.\n' \
   "$bytes_on" "$(git -C "$repo" rev-parse --short HEAD)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
