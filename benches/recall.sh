@@ -11,6 +11,7 @@
 #    (what claude does with it before the first API request), against the
 #    same binary's `--version` (process start alone) and, when RMCP_PROBE
 #    names one, a minimal rmcp (tokio) stdio server answering the same.
+#    The state dir holds 10,000 other people besides the one searched.
 # 2. A search round trip: start-up + one search_memory over a person with
 #    60 archived days (3,000 messages) + 20 in the log, against
 #    `zcat archives | grep -i` of the same files.
@@ -78,6 +79,11 @@ with open(f"{root}/stm/U1/messages.jsonl", "w") as f:
         f.write(json.dumps({"ts": f"2026-03-02T10:{i:02d}:00Z", "role": "user" if i % 2 == 0 else "assistant", "text": "recent chat line"}) + "\n")
 with open(f"{root}/ltm/users/U1.md", "w") as f:
     f.write("---\nuser_id: U1\n---\n\n# Profile\n\n- Name: Ken\n- Language: English\n")
+# 10,000 other people: start-up must not depend on how many there are.
+for i in range(10000):
+    os.makedirs(f"{root}/stm/P{i:05d}", exist_ok=True)
+    with open(f"{root}/stm/P{i:05d}/messages.jsonl", "w") as f:
+        f.write(json.dumps({"ts": "2026-03-02T10:00:00Z", "role": "user", "text": "hi"}) + "\n")
 with open(f"{root}/config.json", "w") as f:
     f.write('{"compacting": {"threshold": 100000}}\n')
 EOF

@@ -134,15 +134,29 @@ fn log_names_a_sender(state: &State, key: &UserId) -> anyhow::Result<bool> {
     Ok(memchr::memmem::find(&head, b"\"userId\"").is_some())
 }
 
-/// Whether `person` may see the memory of `owner`: their own (a person's,
-/// never a conversation's key passed as a person), or a conversation they
-/// wrote in (a membership record). The one rule recall's scoping asks;
-/// a layout that names members differently changes only this function.
-pub fn may_see(state: &State, person: &UserId, owner: &Owner) -> bool {
-    match owner.kind {
-        OwnerKind::Person => &owner.key == person,
-        OwnerKind::Conversation => state.layout.membership_file(person, &owner.key).exists(),
-    }
+/// The memory `person` may see: their own (never a conversation's key
+/// passed as a person), or with `conversation` that conversation's, if
+/// they wrote in it (a membership record); `None`: nothing. The one rule
+/// of who sees which owner (recall's scoping asks it); a layout that keeps
+/// conversations apart changes only this function. A few file lookups, not
+/// a scan of every owner: `mcp` runs it once per `ask`.
+pub fn visible_to(
+    state: &State,
+    person: &UserId,
+    conversation: Option<&UserId>,
+) -> anyhow::Result<Option<Owner>> {
+    Ok(match conversation {
+        None => (!log_names_a_sender(state, person)?).then(|| Owner {
+            key: person.clone(),
+            kind: OwnerKind::Person,
+        }),
+        Some(key) => {
+            (key != person && state.layout.membership_file(person, key).exists()).then(|| Owner {
+                key: key.clone(),
+                kind: OwnerKind::Conversation,
+            })
+        }
+    })
 }
 
 /// Every person: owners that are people, and everyone a membership record

@@ -4,7 +4,7 @@
 //! context window.
 //!
 //! The scope is settled once, when the server starts ([`Scope::resolve`]):
-//! whose memory may be searched is asked of [`owners::may_see`], the one
+//! whose memory may be searched is asked of [`owners::visible_to`], the one
 //! rule of who sees what; everything here only reads inside that scope.
 //! Searching reuses `session search`'s engine ([`search::search`]).
 
@@ -14,7 +14,7 @@ use crate::error::usage;
 use crate::layout::UserId;
 use crate::memory::context::format_message;
 use crate::memory::message::{Message, Role};
-use crate::memory::owners::{self, Owner, OwnerKind};
+use crate::memory::owners::{self, Owner};
 use crate::memory::search::{self, Hit, Kind, Query};
 use crate::memory::stm;
 use crate::state::State;
@@ -50,38 +50,18 @@ impl Scope {
         person: &UserId,
         conversation: Option<&UserId>,
     ) -> anyhow::Result<Self> {
-        let known = |key: &UserId| owners::find(state, key);
-        let owner = match conversation {
-            None => match known(person)? {
-                Some(owner) => owner,
-                // No memory yet: an empty scope of their own.
-                None => Owner {
-                    key: person.clone(),
-                    kind: OwnerKind::Person,
-                },
-            },
-            Some(key) => known(key)?.ok_or_else(|| {
-                usage(format!(
-                    "there is no conversation {key}; `session conversations` lists them"
-                ))
-            })?,
-        };
-        let expected = match conversation {
-            None => OwnerKind::Person,
-            Some(_) => OwnerKind::Conversation,
-        };
-        if owner.kind != expected || !owners::may_see(state, person, &owner) {
-            return Err(usage(match conversation {
+        let owner = owners::visible_to(state, person, conversation)?.ok_or_else(|| {
+            usage(match conversation {
                 None => format!(
                     "{person} is a conversation, not a person; pass --user PERSON \
                      --conversation {person}"
                 ),
                 Some(key) => format!(
-                    "{person} is not a member of conversation {key} (never wrote in it), \
-                     so its memory is not theirs to search"
+                    "{person} is not a member of conversation {key} (never wrote in it, \
+                     or there is no such conversation), so its memory is not theirs to search"
                 ),
-            }));
-        }
+            })
+        })?;
         Ok(Self {
             person: person.clone(),
             owner,
