@@ -3,7 +3,7 @@
 # Prints one markdown table on stdout; progress goes to stderr.
 #
 #   benches/recall.sh                 # about 3 minutes on 2 cores
-#   RUNS=30 ASK_RUNS=20 benches/recall.sh
+#   RUNS=30 ASK_RUNS=20 benches/recall.sh   # ASK_RUNS: pairs of asks (default 15)
 #   RMCP_PROBE=/tmp/rmcp-probe/target/release/rmcp-probe benches/recall.sh
 #   BIN=/path/to/release/claude-session benches/recall.sh   # no build
 #
@@ -19,7 +19,8 @@
 #    and the mock Messages API answering text at once (no tool call: the
 #    model's own extra turn is excluded): ask.recall on against off.
 #
-# Timings by hyperfine (warm-up runs first, median reported).
+# 1-2 are timed by hyperfine (warm-up runs first; median wall time, mean
+# CPU time), 3 by pairs of asks run alternately (wall time only).
 set -euo pipefail
 export LC_ALL=C
 
@@ -128,13 +129,27 @@ printf '{"text": "You stayed at the Hotel Negresco."}' >"$work/mock/default.json
 cp -r "$sd" "$work/state-on"
 printf '{"compacting": {"threshold": 100000}, "ask": {"recall": true}}\n' >"$work/state-on/sessions/config.json"
 mkdir -p "$work/home"
-ask_cmd() {
-  printf 'env -i PATH=%q HOME=%q ANTHROPIC_API_KEY=sk-ant-bench ANTHROPIC_BASE_URL=http://127.0.0.1:%s CLAUDE_BIN=%q %q --state-dir %q -q ask --user U1 --no-compact -- %q' \
-    "$PATH" "$work/home" "$(cat "$work/mock/port")" "$claude" "$bin" "$1" "which hotel was it?"
+port=$(cat "$work/mock/port")
+# One ask, its wall time in ms ($EPOCHREALTIME: no timing process inside).
+ask_ms() {
+  local t0=$EPOCHREALTIME
+  env -i PATH="$PATH" HOME="$work/home" ANTHROPIC_API_KEY=sk-ant-bench \
+    ANTHROPIC_BASE_URL="http://127.0.0.1:$port" CLAUDE_BIN="$claude" \
+    "$bin" --state-dir "$1" -q ask --user U1 --no-compact -- "which hotel was it?" >/dev/null
+  echo $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))
 }
-hyperfine --style none --warmup 2 --runs "$ASK_RUNS" --export-json "$work/ask.json" \
-  "$(ask_cmd "$sd")" "$(ask_cmd "$work/state-on")" >/dev/null
-read -r t_off t_on < <(median_ms "$work/ask.json")
+ask_ms "$sd" >/dev/null; ask_ms "$work/state-on" >/dev/null
+# Pairs run alternately (off, on, off, …): the load of a shared machine
+# drifts over minutes, a pair sees about the same.
+: >"$work/pairs"
+for _ in $(seq "$ASK_RUNS"); do
+  printf '%s %s\n' "$(ask_ms "$sd")" "$(ask_ms "$work/state-on")" >>"$work/pairs"
+done
+read -r t_off t_on t_pair < <(python3 -c '
+import statistics, sys
+p = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
+print(*(round(statistics.median(x)) for x in ([a for a, _ in p], [b for _, b in p], [b - a for a, b in p])))
+' "$work/pairs")
 # Requests and their bytes with recall on (the last request of the run).
 bytes_on=$(python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; m=[x for x in l if x["path"].startswith("/v1/messages") and "count_tokens" not in x["path"]]; print(m[-1]["bytes"])' "$work/mock/requests.jsonl")
 
@@ -151,7 +166,7 @@ if [[ -n ${t_rmcp:-} ]]; then
 fi
 printf '| start-up + one `search_memory`, 60 archived days (3,000 messages) | %s | `zcat … \| grep -i` of the same files | %s | %s |\n' \
   "$t_search" "$t_zgrep" "$(ratio "$t_search" "$t_zgrep")"
-printf '| `ask`, real claude + mock, recall on (no tool call) | %s | recall off | %s | %s; %s |\n' \
-  "$t_on" "$t_off" "$(ratio "$t_on" "$t_off")" "$(delta "$t_on" "$t_off")"
+printf '| `ask`, real claude + mock, recall on (no tool call), median of %s pairs | %s | recall off | %s | %+d ms (paired median) |\n' \
+  "$ASK_RUNS" "$t_on" "$t_off" "$t_pair"
 printf '\nRequest body with recall on: %s bytes. claude-session %s, %s CPUs, load average %s at the end.\n' \
   "$bytes_on" "$(git -C "$repo" rev-parse --short HEAD)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
