@@ -5,7 +5,7 @@
 //! Hand-written rather than built on the `rmcp` SDK: the subset a tools-only
 //! server needs (initialize, ping, tools/list, tools/call, notifications)
 //! is a few JSON-RPC messages, one per line; `rmcp` would bring an async
-//! runtime (tokio) and some 80 crates into a program that has none, for a
+//! runtime (tokio) and 48 crates more into a program that has none, for a
 //! server that lives as long as one `ask` and answers a handful of calls
 //! (BENCHMARKS.md, "Recall", has the figures). What the tools read is
 //! `memory::recall`'s; this file only speaks the protocol.
