@@ -4,7 +4,8 @@
 #
 #   benches/recall.sh                 # about 3 minutes on 2 cores
 #   RUNS=30 ASK_RUNS=20 benches/recall.sh   # ASK_RUNS: pairs of asks (default 15)
-#   RMCP_PROBE=/tmp/rmcp-probe/target/release/rmcp-probe benches/recall.sh
+#   cargo build --release --manifest-path benches/rmcp-probe/Cargo.toml
+#   RMCP_PROBE=benches/rmcp-probe/target/release/rmcp-probe benches/recall.sh
 #   BIN=/path/to/release/claude-session benches/recall.sh   # no build
 #
 # 1. Start-up: `mcp` answering initialize + tools/list and exiting at EOF
