@@ -61,6 +61,9 @@ pub struct Claude {
     /// Names (or `PREFIX*` patterns) of variables passed on besides the
     /// built-in allowlist.
     pub env: Vec<String>,
+    /// `--mcp-config` (JSON): the only MCP servers claude may start, given
+    /// `--strict-mcp-config`; `None`: none at all.
+    pub mcp_config: Option<String>,
 }
 
 /// What claude answered.
@@ -119,6 +122,43 @@ pub struct Sandbox {
     staged: usize,
 }
 
+/// The name of every private folder a call gets (`$TMPDIR/claude-session-call-*`).
+const SANDBOX_PREFIX: &str = "claude-session-call-";
+
+/// How old a call's folder must be before another call removes it: far
+/// past any timeout, so only what a killed `ask` left behind goes.
+const STALE_SANDBOX: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Remove the folders of calls whose `ask` was killed before it could
+/// (they hold copies of chat attachments): this user's, a day old.
+fn sweep_stale_sandboxes(base: &Path, ours: &Path) {
+    use std::os::unix::fs::MetadataExt as _;
+    // The new folder is ours: its owner is who we run as.
+    let (Ok(entries), Ok(uid)) = (std::fs::read_dir(base), ours.metadata().map(|m| m.uid())) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(SANDBOX_PREFIX)
+        {
+            continue;
+        }
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        let stale = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > STALE_SANDBOX);
+        if meta.is_dir() && meta.uid() == uid && stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 impl Sandbox {
     pub fn new(avoid: &[&Path]) -> anyhow::Result<Self> {
         let mut base = std::env::temp_dir();
@@ -135,7 +175,7 @@ impl Sandbox {
             base = PathBuf::from("/tmp");
         }
         let dir = tempfile::Builder::new()
-            .prefix("claude-session-call-")
+            .prefix(SANDBOX_PREFIX)
             .tempdir_in(&base)
             .with_context(|| {
                 format!(
@@ -147,6 +187,7 @@ impl Sandbox {
             crate::store::fs::ensure_dir(&dir.path().join(sub))?;
         }
         set_private(dir.path())?;
+        sweep_stale_sandboxes(&base, dir.path());
         Ok(Self { dir, staged: 0 })
     }
 
@@ -262,6 +303,10 @@ impl Claude {
         if !self.allowed_tools.is_empty() {
             args.push("--allowedTools".into());
             args.push(self.allowed_tools.join(",").into());
+        }
+        if let Some(config) = &self.mcp_config {
+            args.push("--mcp-config".into());
+            args.push(config.into());
         }
         args.extend(
             [
@@ -1041,6 +1086,32 @@ fn last_chars(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Folders a killed `ask` left (a day old) go; fresh ones, and other
+    /// names, stay.
+    #[test]
+    fn stale_call_folders_are_swept() {
+        let base = tempfile::tempdir().unwrap();
+        let make = |name: &str, age_hours: u64| {
+            let path = base.path().join(name);
+            std::fs::create_dir(&path).unwrap();
+            std::fs::write(path.join("copy-of-attachment"), "x").unwrap();
+            let when =
+                std::time::SystemTime::now() - std::time::Duration::from_secs(age_hours * 3600);
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+            path
+        };
+        let old = make("claude-session-call-old", 48);
+        let fresh = make("claude-session-call-fresh", 1);
+        let other = make("something-else", 48);
+        super::sweep_stale_sandboxes(base.path(), &fresh);
+        assert!(!old.exists());
+        assert!(fresh.exists());
+        assert!(other.exists());
+    }
+
     use super::*;
 
     fn output(code: i32, stdout: &str, stderr: &str) -> Output {
@@ -1253,6 +1324,7 @@ mod tests {
             temp_dir: std::env::temp_dir(),
             tools: Vec::new(),
             allowed_tools: Vec::new(),
+            mcp_config: None,
             max_retries: 2,
             env: Vec::new(),
         };
@@ -1294,6 +1366,7 @@ mod tests {
             temp_dir: std::env::temp_dir(),
             tools: Vec::new(),
             allowed_tools: Vec::new(),
+            mcp_config: None,
             max_retries: 3,
             env: vec!["MY_*".into()],
         };

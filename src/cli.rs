@@ -94,6 +94,30 @@ pub enum Command {
     /// Check everything a broker needs before going live; say what to fix
     #[command(after_help = DOCTOR_EXAMPLES)]
     Doctor(DoctorArgs),
+    /// A read-only MCP server on stdio over one person's (or one conversation's) memory
+    #[command(after_help = MCP_EXAMPLES)]
+    Mcp(McpArgs),
+}
+
+const MCP_EXAMPLES: &str = "\
+Examples:
+  claude-session --channel slack mcp --user U0123ABC
+  claude-session --channel slack mcp --user U0123ABC --conversation C0456DEF
+
+Speaks the Model Context Protocol (JSON-RPC, one message per line) on stdin
+and stdout. Tools: search_memory(query, since?, until?, limit?), read_day(date),
+profile(). Read-only; results hold no file paths and are capped in size.
+`ask` starts it for claude when config ask.recall is true.";
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The person whose memory the tools read
+    #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true)]
+    pub user: UserId,
+
+    /// Read this group or thread conversation instead (the person must have written in it)
+    #[arg(long, value_name = "KEY", allow_negative_numbers = true)]
+    pub conversation: Option<ConversationKey>,
 }
 
 const DOCTOR_EXAMPLES: &str = "\
@@ -290,7 +314,7 @@ pub struct AppendArgs {
     pub reply_to: Option<String>,
 
     /// Import seed-format message lines from FILE (or - for stdin); all or nothing
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "msg_id", "ts", "thread", "group", "attach", "reply_to"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "msg_id", "ts", "thread", "group", "attach", "reply_to", "conversation"])]
     pub jsonl: Option<PathBuf>,
 }
 
@@ -618,6 +642,7 @@ impl Command {
             Command::Append(args) => vec![&args.message.user],
             Command::Context(args) => args.user.iter().collect(),
             Command::Compact(args) => args.user.iter().collect(),
+            Command::Mcp(args) => vec![&args.user],
             Command::Maintain(_) | Command::Doctor(_) => Vec::new(),
             Command::Session(args) => match &args.command {
                 SessionCommand::Status { user } => user.iter().collect(),

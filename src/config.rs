@@ -156,6 +156,9 @@ pub struct AskConfig {
     pub max_retries: u32,
     /// More environment variables claude may see (names, or `PREFIX*`).
     pub env: Vec<String>,
+    /// Give claude the read-only memory tools of `claude-session mcp`
+    /// (search_memory, read_day, profile) for this person or conversation.
+    pub recall: bool,
 }
 
 impl Default for AskConfig {
@@ -168,6 +171,7 @@ impl Default for AskConfig {
             allowed_tools: Vec::new(),
             max_retries: 2,
             env: Vec::new(),
+            recall: false,
         }
     }
 }

@@ -628,3 +628,24 @@ fn a_time_in_the_future_is_refused_beyond_a_small_clock_skew() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
     assert!(!env.messages_path("U2").exists());
 }
+
+/// `--jsonl` imports into a person's own log: with `--conversation` it
+/// would put a group's lines there, so the two are refused together.
+#[test]
+fn a_jsonl_import_cannot_name_a_conversation() {
+    let env = TestEnv::new();
+    let file = env.dir.path().join("import.jsonl");
+    std::fs::write(
+        &file,
+        "{\"ts\":\"2026-03-01T00:00:00Z\",\"role\":\"user\",\"text\":\"hi\"}\n",
+    )
+    .unwrap();
+    let out = env
+        .cmd()
+        .args(["append", "--user", "U1", "--conversation", "G1", "--jsonl"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!env.messages_path("U1").exists());
+}

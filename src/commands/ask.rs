@@ -85,19 +85,24 @@ fn ask(
     }
 
     // Everything that can fail on bad input fails before anything is logged.
-    let (mode, base) = base_system_prompt(state, args)?;
+    let (mode, mut base) = base_system_prompt(state, args)?;
     let conversation = match &args.message.conversation {
         Some(key) => Some(crate::memory::migration::conversation_for_writing(
             state, key,
         )?),
         None => None,
     };
+    let key = conversation.as_ref().unwrap_or(sender);
+    let mut claude = claude_runner(state, &args.claude, Purpose::Reply)?;
+    if state.config.ask.recall {
+        crate::commands::mcp::enable_recall(state, &mut claude, &mut base, sender, key)?;
+    }
     let turn = Turn {
         state,
         args,
         sender,
-        key: conversation.as_ref().unwrap_or(sender),
-        claude: claude_runner(state, &args.claude, Purpose::Reply)?,
+        key,
+        claude,
         mode,
         base,
         message: build_message(state, &args.message, Role::User, text, Utc::now())?,
@@ -166,6 +171,9 @@ fn ask(
     if compact_due {
         // Compaction has its own model (compacting.model), not the reply's.
         let mut compactor = turn.claude.clone();
+        // Nor the reply's recall tools.
+        compactor.mcp_config = None;
+        compactor.allowed_tools = state.config.ask.allowed_tools.clone();
         compactor.model = state
             .config
             .compacting

@@ -10,6 +10,7 @@ pub mod context;
 pub mod doctor;
 pub mod input;
 pub mod maintain;
+pub mod mcp;
 pub mod progress;
 pub mod reply_stream;
 pub mod search;
@@ -51,6 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Doctor(args) => {
             doctor::run(effective_state_dir(&cli), cli.channel.clone(), args, output)
         }
+        Command::Mcp(args) => mcp::run(&state(false)?, args),
     }
 }
 
@@ -148,6 +150,7 @@ pub fn claude_runner(state: &State, args: &ClaudeArgs, purpose: Purpose) -> anyh
         allowed_tools: config.ask.allowed_tools.clone(),
         max_retries: config.ask.max_retries,
         env,
+        mcp_config: None,
     })
 }
 

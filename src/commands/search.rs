@@ -88,6 +88,7 @@ fn query(args: &SearchArgs) -> anyhow::Result<Query> {
         kinds,
         tags: args.tag.clone(),
         limit: (args.limit > 0).then_some(args.limit),
+        within: None,
     })
 }
 

@@ -450,6 +450,10 @@ fn senders(plan: &Plan) -> std::collections::BTreeSet<String> {
 fn facts_by_user(key: &UserId, plan: &Plan, answer: Answer) -> Vec<(UserId, ProfileFacts)> {
     let senders = senders(plan);
     if senders.is_empty() {
+        // A conversation has no profile: facts with no sender go nowhere.
+        if key.is_conversation() {
+            return Vec::new();
+        }
         return answer.facts.map(|f| (key.clone(), f)).into_iter().collect();
     }
     answer

@@ -12,6 +12,7 @@ pub mod migration;
 pub mod owners;
 pub mod people;
 pub mod prompts;
+pub mod recall;
 pub mod search;
 pub mod stm;
 pub mod summaries;

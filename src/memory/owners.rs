@@ -106,6 +106,31 @@ pub fn find(state: &State, key: &UserId) -> anyhow::Result<Option<Owner>> {
     Ok(owners(state)?.into_iter().find(|o| &o.key == key))
 }
 
+/// The memory `person` may see: their own (never a conversation's), or
+/// with `conversation` (its `#KEY` memory) that conversation's, if they
+/// wrote in it (a membership record); `None`: nothing. The one rule of who
+/// sees which owner (recall's scoping asks it). A file lookup or two, not a
+/// scan of every owner: `mcp` runs it once per `ask`.
+pub fn visible_to(
+    state: &State,
+    person: &UserId,
+    conversation: Option<&UserId>,
+) -> anyhow::Result<Option<Owner>> {
+    Ok(match conversation {
+        None => (!person.is_conversation()).then(|| Owner {
+            key: person.clone(),
+            kind: OwnerKind::Person,
+        }),
+        Some(key) => (key.is_conversation()
+            && !person.is_conversation()
+            && state.layout.membership_file(person, key).exists())
+        .then(|| Owner {
+            key: key.clone(),
+            kind: OwnerKind::Conversation,
+        }),
+    })
+}
+
 /// Every person: owners that are people, and everyone a membership record
 /// names (a group-only sender has no folder of their own).
 pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {

@@ -61,6 +61,9 @@ pub struct Query {
     pub tags: Vec<String>,
     /// At most this many hits, the newest; `None`: all.
     pub limit: Option<usize>,
+    /// Only these owners' memory and no topic notes (recall's scope,
+    /// settled by the caller); `None`: every owner.
+    pub within: Option<Vec<Owner>>,
 }
 
 /// One matching line.
@@ -231,8 +234,12 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
     let prose = query.role.is_none();
     let summaries = wants(Kind::Summary) && prose && query.tags.is_empty();
     let profiles = wants(Kind::Profile) && prose && query.conversation.is_none();
-    let topics = wants(Kind::Topic) && prose && query.conversation.is_none();
-    let all = owners::owners(state)?;
+    let topics =
+        wants(Kind::Topic) && prose && query.conversation.is_none() && query.within.is_none();
+    let all = match &query.within {
+        Some(within) => within.clone(),
+        None => owners::owners(state)?,
+    };
     if let Some(key) = &query.conversation
         && !all
             .iter()

@@ -137,7 +137,12 @@ pub fn all_times(
 /// lines that do not parse. STM is kept small by compaction, so a whole
 /// read is fine off the hot path of `ask`.
 pub fn all_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Message>> {
-    let path = state.layout.messages_file(user);
+    all_messages_in(&state.layout.messages_file(user))
+}
+
+/// [`all_messages`] of a log given by path (an owner's, see `owners`).
+pub fn all_messages_in(path: &std::path::Path) -> anyhow::Result<Vec<Message>> {
+    let path = path.to_owned();
     let bytes = crate::store::fs::read_optional(&path)?.unwrap_or_default();
     let mut offset = 0u64;
     let mut messages = Vec::new();

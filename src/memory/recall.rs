@@ -1,0 +1,289 @@
+//! Recall: what `claude-session mcp` lets the model look up — one person's
+//! memory (or one conversation's), read-only, rendered as plain text with
+//! no file paths, every answer capped so a tool result never floods the
+//! context window.
+//!
+//! The scope is settled once, when the server starts ([`Scope::resolve`]):
+//! whose memory may be searched is asked of [`owners::visible_to`], the one
+//! rule of who sees what; everything here only reads inside that scope.
+//! Searching reuses `session search`'s engine ([`search::search`]).
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::error::usage;
+use crate::layout::UserId;
+use crate::memory::context::format_message;
+use crate::memory::message::{Message, Role};
+use crate::memory::owners::{self, Owner};
+use crate::memory::search::{self, Hit, Kind, Query};
+use crate::memory::stm;
+use crate::state::State;
+use crate::store::archive;
+
+/// Hits a search returns unless the model asks for fewer.
+pub const DEFAULT_LIMIT: usize = 20;
+/// Hits a search returns at most, whatever the model asks.
+pub const MAX_LIMIT: usize = 50;
+/// Characters of one hit's line.
+const MAX_HIT_CHARS: usize = 400;
+/// Characters of a whole tool result (about 2,000 tokens).
+pub const MAX_RESULT_CHARS: usize = 8_000;
+/// Characters of a search query.
+const MAX_QUERY_CHARS: usize = 200;
+
+/// Whose memory one server may read.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// The person asking: `profile()` is theirs.
+    pub person: UserId,
+    /// The memory searched and read: the person's own, or one
+    /// conversation's.
+    pub owner: Owner,
+}
+
+impl Scope {
+    /// The person's own memory, or with `conversation` that conversation's
+    /// — only if the person may see it. Refusals are usage errors: they
+    /// happen before the server answers anything.
+    pub fn resolve(
+        state: &State,
+        person: &UserId,
+        conversation: Option<&UserId>,
+    ) -> anyhow::Result<Self> {
+        let owner = owners::visible_to(state, person, conversation)?.ok_or_else(|| {
+            usage(match conversation {
+                None => format!(
+                    "{person} is a conversation, not a person; pass --user PERSON \
+                     --conversation {person}"
+                ),
+                Some(key) => format!(
+                    "{person} is not a member of conversation {} (never wrote in it, \
+                     or there is no such conversation), so its memory is not theirs to search",
+                    key.conversation_key()
+                        .map_or_else(|| key.to_string(), |k| k.as_str().to_owned())
+                ),
+            })
+        })?;
+        Ok(Self {
+            person: person.clone(),
+            owner,
+        })
+    }
+}
+
+/// `search_memory`: hits newest first, each `[date time] who: line`.
+pub fn search_memory(
+    state: &State,
+    scope: &Scope,
+    query: &str,
+    since: Option<&str>,
+    until: Option<&str>,
+    limit: Option<u64>,
+) -> anyhow::Result<String> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(usage("query is empty; give a word or phrase to look for"));
+    }
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(usage(format!(
+            "query is longer than {MAX_QUERY_CHARS} characters; give a few words"
+        )));
+    }
+    let limit = match limit {
+        Some(0) => return Err(usage("limit must be at least 1")),
+        Some(n) => (n as usize).min(MAX_LIMIT),
+        None => DEFAULT_LIMIT,
+    };
+    let mut search = Query {
+        pattern: query.to_owned(),
+        since: since.map(|d| parse_day("since", d, false)).transpose()?,
+        until: until.map(|d| parse_day("until", d, true)).transpose()?,
+        kinds: [Kind::Message, Kind::Summary, Kind::Profile].into(),
+        limit: Some(limit),
+        within: Some(vec![scope.owner.clone()]),
+        ..Query::default()
+    };
+    let mut outcome = search::search(state, &search)?;
+    // A phrase not found as typed: any of its words (of 3 letters or more).
+    let words: Vec<String> = query
+        .split_whitespace()
+        .filter(|w| w.chars().count() >= 3)
+        .map(regex::escape)
+        .collect();
+    if outcome.hits.is_empty() && words.len() > 1 {
+        search.pattern = format!("(?:{})", words.join("|"));
+        search.regex = true;
+        outcome = search::search(state, &search)?;
+    }
+    if outcome.hits.is_empty() {
+        return Ok(format!("No match for {query:?} in this memory."));
+    }
+    let lines: Vec<String> = outcome.hits.iter().map(render_hit).collect();
+    let mut text = cap_lines(&lines, MAX_RESULT_CHARS);
+    if outcome.more > 0 {
+        text.push_str(&format!(
+            "\n({} older match(es) not shown; narrow with since/until)",
+            outcome.more
+        ));
+    }
+    Ok(text)
+}
+
+/// `read_day`: that day's messages (log and archive) and its daily
+/// summary, in time order.
+pub fn read_day(state: &State, scope: &Scope, date: &str) -> anyhow::Result<String> {
+    let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d")
+        .map_err(|_| usage(format!("date {date:?} is not YYYY-MM-DD")))?;
+    let owner = &scope.owner;
+    // The log first, then the archive: a compaction in between moves lines
+    // from the one to the other, so they are read twice (and deduplicated),
+    // never missed.
+    let mut messages: Vec<Message> = stm::all_messages_in(&owner.messages_file(state))?
+        .into_iter()
+        .filter(|m| m.ts.date_naive() == day)
+        .collect();
+    let path = owner
+        .archive_dir(state)
+        .join(format!("messages-{}.jsonl.gz", day.format("%Y-%m-%d")));
+    let read = archive::read_lines(&path)?;
+    for damage in &read.damage {
+        crate::diag::warn(format!("{damage}; read what could be read"));
+    }
+    messages.extend(
+        read.lines
+            .iter()
+            .filter_map(|line| Message::parse(line).ok())
+            .filter(|m| m.ts.date_naive() == day),
+    );
+    messages.sort_by_key(|m| m.ts);
+    messages.dedup_by(|a, b| a.ts == b.ts && a.role == b.role && a.text == b.text);
+    let summary_path = owner
+        .daily_dir(state)
+        .join(format!("{}.md", day.format("%Y-%m-%d")));
+    let summary = stm::read_text_or_warn(&summary_path)?
+        .map(|text| stm::parse_document_or_warn(&text, &summary_path).body)
+        .filter(|body| !body.trim().is_empty());
+    if messages.is_empty() && summary.is_none() {
+        return Ok(format!("Nothing was said on {day}."));
+    }
+    let mut parts = Vec::new();
+    if let Some(summary) = summary {
+        parts.push(format!("[Summary of {day}]\n{}", summary.trim()));
+    }
+    if !messages.is_empty() {
+        parts.push(format!("[Messages of {day}]"));
+        parts.extend(messages.iter().map(format_message));
+    }
+    Ok(cap_lines(&parts, MAX_RESULT_CHARS))
+}
+
+/// `profile`: the person's profile, as the context shows it.
+pub fn profile(state: &State, scope: &Scope) -> anyhow::Result<String> {
+    let path = state.layout.profile_file(&scope.person);
+    let body = stm::read_text_or_warn(&path)?
+        .map(|text| stm::parse_document_or_warn(&text, &path).body)
+        .filter(|body| !body.trim().is_empty());
+    Ok(match body {
+        Some(body) => cut(body.trim(), MAX_RESULT_CHARS),
+        None => "No profile yet.".to_owned(),
+    })
+}
+
+/// One hit on one line: when, who or what, and the line.
+fn render_hit(hit: &Hit) -> String {
+    let line = cut(&hit.text, MAX_HIT_CHARS);
+    match hit.kind {
+        Kind::Message => {
+            let when = hit
+                .ts
+                .map(|ts| ts.format("%Y-%m-%d %H:%M").to_string())
+                .unwrap_or_else(|| "undated".into());
+            let who = match (hit.role, &hit.speaker, &hit.speaker_name) {
+                (Some(Role::User), Some(id), Some(name)) => format!("{name} ({id})"),
+                (Some(Role::User), Some(id), None) => format!("User ({id})"),
+                (Some(role), _, _) => role.label().to_owned(),
+                (None, _, _) => "Unknown".to_owned(),
+            };
+            format!("[{when}] {who}: {line}")
+        }
+        Kind::Summary => {
+            let when = hit
+                .ts
+                .map(|ts| ts.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| "undated".into());
+            format!("[{when}] {} summary: {line}", hit.source)
+        }
+        Kind::Profile => format!("[profile] {line}"),
+        Kind::Topic => format!("[topic] {line}"),
+    }
+}
+
+/// `YYYY-MM-DD` (an end date includes its day) or an RFC 3339 time.
+fn parse_day(name: &str, text: &str, end: bool) -> anyhow::Result<DateTime<Utc>> {
+    let text = text.trim();
+    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let day = if end { day + Duration::days(1) } else { day };
+        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight").and_utc());
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| usage(format!("{name} {text:?} is not YYYY-MM-DD")))
+}
+
+/// Lines joined until `max` characters; then a note of how many were left.
+fn cap_lines(lines: &[String], max: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let needed = line.chars().count() + 1;
+        if out.chars().count() + needed > max {
+            if out.is_empty() {
+                return cut(line, max);
+            }
+            out.push_str(&format!(
+                "\n({} more line(s) not shown: the result is capped)",
+                lines.len() - i
+            ));
+            return out;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// At most `max` characters, the last one an ellipsis when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_capped_and_say_so() {
+        let lines: Vec<String> = (0..100)
+            .map(|i| format!("line {i} {}", "x".repeat(90)))
+            .collect();
+        let text = cap_lines(&lines, 1_000);
+        assert!(text.chars().count() <= 1_000 + 60, "{}", text.len());
+        assert!(text.ends_with("not shown: the result is capped)"), "{text}");
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("abc", 4), "abc");
+        assert_eq!(cap_lines(&["y".repeat(50)], 10).chars().count(), 10);
+    }
+
+    #[test]
+    fn days_are_dates_and_an_end_day_is_included() {
+        let until = parse_day("until", "2026-03-14", true).unwrap();
+        assert_eq!(until.to_rfc3339(), "2026-03-15T00:00:00+00:00");
+        assert!(parse_day("since", "March", false).is_err());
+    }
+}
