@@ -1298,3 +1298,34 @@ fn the_json_report_lists_every_task_in_order_with_counts() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
 }
+
+/// Issue 13, point 5: a person erased while their daily summary is being
+/// written gets no summary back afterwards.
+#[test]
+fn an_erase_during_a_daily_summary_is_final() {
+    let env = TestEnv::new();
+    env.import("U1", &[line("2026-03-20T08:00:00Z", "something private")]);
+    let child = maintain_process(
+        &env,
+        &["--only", "daily", "--now", "2026-03-24T12:00:00Z"],
+        &[("FAKE_CLAUDE_SLEEP", "2")],
+    )
+    .spawn()
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while env.claude_calls() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(env.claude_calls(), 1, "the summary call started");
+    env.cmd()
+        .args(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .assert()
+        .success();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !daily_path(&env, "U1", "2026-03-20").exists(),
+        "the summary came back after the erase: {stderr}"
+    );
+    assert!(stderr.contains("erased"), "{stderr}");
+}

@@ -420,17 +420,22 @@ fn a_person_sees_their_own_memory_and_the_groups_they_are_in_only() {
     assert!(!day.contains("Negresco"), "{day}");
     fam.finish();
 
-    // A group alice never wrote in, a group key passed as a person, an
-    // unknown conversation: refused before any answer, exit 2.
+    // A group alice never wrote in, an unknown conversation: refused
+    // before any answer, exit 2.
     for args in [
         &["--user", "alice", "--conversation", "team"][..],
-        &["--user", "team"][..],
         &["--user", "alice", "--conversation", "nope"][..],
     ] {
         let out = env.cmd().arg("mcp").args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
         assert!(out.stdout.is_empty());
     }
+    // A group key passed as a person names nobody (conversations live
+    // under `#KEY`, never a person's folder): exit 9, as every read
+    // command, and no group line is served.
+    let out = env.cmd().args(["mcp", "--user", "team"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
     let out = env
         .cmd()
         .args(["mcp", "--user", "alice", "--conversation", "team"])

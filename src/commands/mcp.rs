@@ -51,6 +51,9 @@ pub fn run(state: &State, args: &McpArgs) -> anyhow::Result<()> {
             ),
         ));
     }
+    // Nobody by that id: exit 9, as every read command (a conversation's
+    // key is no person's id since conversations live under `#KEY`).
+    super::existing_user(state, &args.user)?;
     let conversation = args
         .conversation
         .as_ref()

@@ -190,7 +190,9 @@ pub fn compact_user(
             None => {
                 not_json += 1;
                 diag::warn(format!(
-                    "{user}: the compaction reply was not the JSON asked for; its text became                      the summary and no profile was changed (check compacting.model and                      compacting.summaryPrompt)"
+                    "{user}: the compaction reply was not the JSON asked for; its text became \
+                     the summary and no profile was changed (check compacting.model and \
+                     compacting.summaryPrompt)"
                 ));
                 Answer {
                     summary: reply.text.trim().to_owned(),

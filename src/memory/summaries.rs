@@ -193,6 +193,7 @@ fn call_and_write(
     now: DateTime<Utc>,
 ) -> anyhow::Result<Reply> {
     let system = Some((SystemPromptMode::Replace, target.instructions.to_owned()));
+    let asked = Utc::now();
     let reply = claude.call(system, prompt)?;
     if let Some(cost) = reply.cost_usd {
         doc.set("cost_usd", cost);
@@ -200,7 +201,15 @@ fn call_and_write(
     doc.body = reply.text.trim().to_owned();
     {
         let _lock = state.lock_user(user)?;
-        write_atomic(&target.path, doc.render().as_bytes(), state.fsync())?;
+        // A person erased while claude wrote this: the erase is final.
+        if ledger::erased_since(state, user, asked)? {
+            crate::diag::warn(format!(
+                "{user} was erased while their {} summary was written; it is not kept",
+                target.kind
+            ));
+        } else {
+            write_atomic(&target.path, doc.render().as_bytes(), state.fsync())?;
+        }
     }
     if let Err(e) = ledger::record(state, target.kind, user, &reply, now) {
         crate::diag::warn(format!(
