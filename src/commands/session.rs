@@ -251,14 +251,13 @@ fn users(
                 (s.stm_messages + s.group_messages).to_string(),
                 s.group_messages.to_string(),
                 s.compacted.to_string(),
-                s.last_activity
-                    .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M").to_string()),
+                activity_cell(s.last_activity),
                 human_bytes(s.bytes),
                 if s.has_profile { "yes" } else { "no" }.into(),
-                format!("${:.4}", s.spend.today_usd),
-                format!("${:.4}", s.spend.month_usd),
-                format!("${:.4}", s.spend.total_usd),
             ]
+            .into_iter()
+            .chain(spend_cells(&s.spend))
+            .collect()
         })
         .collect();
     print_text(&table(
@@ -277,6 +276,16 @@ fn users(
         ],
         &rows,
     ))
+}
+
+/// A table cell for the time of the last message.
+fn activity_cell(last: Option<chrono::DateTime<Utc>>) -> String {
+    last.map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M").to_string())
+}
+
+/// The TODAY, MONTH and TOTAL cells of a spend.
+fn spend_cells(spend: &Spend) -> [String; 3] {
+    [spend.today_usd, spend.month_usd, spend.total_usd].map(|usd| format!("${usd:.4}"))
 }
 
 fn conversations(
@@ -310,13 +319,12 @@ fn conversations(
                 s.stm_messages.to_string(),
                 s.compacted.to_string(),
                 s.people.len().to_string(),
-                s.last_activity
-                    .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M").to_string()),
+                activity_cell(s.last_activity),
                 human_bytes(s.bytes),
-                format!("${:.4}", s.spend.today_usd),
-                format!("${:.4}", s.spend.month_usd),
-                format!("${:.4}", s.spend.total_usd),
             ]
+            .into_iter()
+            .chain(spend_cells(&s.spend))
+            .collect()
         })
         .collect();
     print_text(&table(
