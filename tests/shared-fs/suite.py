@@ -218,14 +218,6 @@ def tool_round(args, work, round_no):
     env.pop("FAKE_CLAUDE_LOG", None)
     os.makedirs(work, exist_ok=True)
     stop = f"{work}/stop-{round_no}"
-    loops = []
-    for name, argv in (("compact", ["compact", "--user", user]), ("maintain", ["maintain"])):
-        loops.append((name, subprocess.Popen(
-            ["sh", "-c", LOOP, "loop"] + argv,
-            env={**env, "STATE": m1_state, "STOP": stop,
-                 "RESULTS": f"{work}/{name}-{round_no}.codes",
-                 "ERRORS": f"{work}/{name}-{round_no}.err"},
-            stdin=subprocess.DEVNULL)))
     writers = []
     started = time.monotonic()
     for mount, state in (("m1", m1_state), ("m2", m2_state)):
@@ -236,6 +228,20 @@ def tool_round(args, work, round_no):
                 env={**env, "STATE": state, "TAG": tag,
                      "RESULTS": f"{work}/{tag}.results", "ERRORS": f"{work}/{tag}.err"},
                 stdin=subprocess.DEVNULL))
+    # `compact --user` of somebody with nothing stored is exit 9 (as for
+    # every read command): the loops start once the first line is there.
+    first_line = f"{m1_state}/sessions/stm/{user}/messages.jsonl"
+    while not os.path.exists(first_line) and time.monotonic() < started + 30:
+        time.sleep(0.05)
+    check(os.path.exists(first_line), f"round {round_no}: the writers started")
+    loops = []
+    for name, argv in (("compact", ["compact", "--user", user]), ("maintain", ["maintain"])):
+        loops.append((name, subprocess.Popen(
+            ["sh", "-c", LOOP, "loop"] + argv,
+            env={**env, "STATE": m1_state, "STOP": stop,
+                 "RESULTS": f"{work}/{name}-{round_no}.codes",
+                 "ERRORS": f"{work}/{name}-{round_no}.err"},
+            stdin=subprocess.DEVNULL)))
     deadline = started + args.timeout
     for w in writers:
         w.wait(timeout=max(1, deadline - time.monotonic()))
