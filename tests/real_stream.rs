@@ -9,8 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::real_claude::{MockApi, real_claude};
-use common::{TestEnv, stderr_of, stdout_of};
-use serde_json::{Value, json};
+use common::{TestEnv, event_deltas, event_kinds, stderr_of, stdout_of, stream_events};
+use serde_json::json;
 
 /// 320 characters: the mock sends text in 16-character deltas, so 20
 /// text chunks (and six framing events around them).
@@ -38,30 +38,6 @@ fn spawn_ask(env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
         .args(args)
         .spawn()
         .expect("spawn ask")
-}
-
-fn events(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
-        })
-        .collect()
-}
-
-fn kinds(events: &[Value]) -> Vec<&str> {
-    events
-        .iter()
-        .map(|e| e["type"].as_str().expect("every event has a type"))
-        .collect()
-}
-
-fn deltas(events: &[Value]) -> String {
-    events
-        .iter()
-        .filter(|e| e["type"] == "delta")
-        .map(|e| e["text"].as_str().expect("a delta has text"))
-        .collect()
 }
 
 fn roles(env: &TestEnv, user: &str) -> Vec<String> {
@@ -139,8 +115,8 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
         "no reply logged while the mock was stopped"
     );
 
-    let all = events(&format!("{first}{rest}"));
-    let kinds = kinds(&all);
+    let all = stream_events(&format!("{first}{rest}"));
+    let kinds = event_kinds(&all);
     assert_eq!(kinds[0], "delta", "{first}");
     assert_eq!(kinds.last(), Some(&"done"));
     assert_eq!(kinds.iter().filter(|k| **k == "done").count(), 1);
@@ -150,7 +126,7 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
     let messages = env.messages("U1");
     assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
     assert_eq!(messages[1]["text"], text.as_str());
-    assert_eq!(deltas(&all), text);
+    assert_eq!(event_deltas(&all), text);
     let done = all.last().unwrap();
     assert_eq!(done["reply"], text.as_str());
     assert_eq!(done["replayed"], false);
@@ -178,11 +154,15 @@ fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
     let code = out.status.code();
     // Lost connection: a retry may work.
     assert_eq!(code, Some(75), "{}", stderr_of(&out));
-    let all = events(&stdout_of(&out));
-    let kinds = kinds(&all);
+    let all = stream_events(&stdout_of(&out));
+    let kinds = event_kinds(&all);
     assert_eq!(kinds.last(), Some(&"error"), "{all:?}");
     assert!(!kinds.contains(&"done"));
-    assert_eq!(deltas(&all), long_text()[..48], "what came before the drop");
+    assert_eq!(
+        event_deltas(&all),
+        long_text()[..48],
+        "what came before the drop"
+    );
     let error = all.last().unwrap();
     assert_eq!(error["exit"].as_i64(), code.map(i64::from));
     assert!(!error["message"].as_str().unwrap().is_empty());
@@ -215,8 +195,8 @@ fn a_timeout_midway_kills_claude_and_everything_it_started() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
-    let all = events(&stdout_of(&out));
-    let kinds = kinds(&all);
+    let all = stream_events(&stdout_of(&out));
+    let kinds = event_kinds(&all);
     assert!(kinds.contains(&"delta"), "a delta came before: {kinds:?}");
     assert_eq!(kinds.last(), Some(&"error"));
     assert_eq!(all.last().unwrap()["exit"], 124);
@@ -247,11 +227,11 @@ fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text(
     assert!(first.wait().unwrap().success());
     assert!(second.status.success(), "{}", stderr_of(&second));
 
-    let first_events = events(&format!("{line}{rest}"));
-    let second_events = events(&stdout_of(&second));
-    assert_eq!(deltas(&first_events), text);
-    assert_eq!(deltas(&second_events), text);
-    assert_eq!(kinds(&second_events), ["delta", "done"]);
+    let first_events = stream_events(&format!("{line}{rest}"));
+    let second_events = stream_events(&stdout_of(&second));
+    assert_eq!(event_deltas(&first_events), text);
+    assert_eq!(event_deltas(&second_events), text);
+    assert_eq!(event_kinds(&second_events), ["delta", "done"]);
     assert_eq!(mock.count(), 1, "one API request for two deliveries");
     assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
 }

@@ -11,18 +11,8 @@ use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 use common::real_claude::{MockApi, system_text};
-use common::{TestEnv, stderr_of, write_file};
+use common::{TestEnv, gzip_lines, stderr_of, write_file};
 use serde_json::{Value, json};
-
-fn gzip(lines: &[String]) -> Vec<u8> {
-    use std::io::Write as _;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    for line in lines {
-        encoder.write_all(line.as_bytes()).unwrap();
-        encoder.write_all(b"\n").unwrap();
-    }
-    encoder.finish().unwrap()
-}
 
 fn line(ts: &str, role: &str, text: &str) -> String {
     json!({"ts": ts, "role": role, "text": text, "channel": "slack"}).to_string()
@@ -59,7 +49,7 @@ fn world(env: &TestEnv) {
     );
     write_file(
         &sessions.join("archive/alice/messages-2026-03-10.jsonl.gz"),
-        &gzip(&[
+        &gzip_lines(&[
             line("2026-03-10T08:00:00Z", "user", "good morning"),
             line(
                 "2026-03-10T08:01:00Z",
@@ -343,7 +333,7 @@ fn filters_limits_and_caps() {
     write_file(
         &env.sessions_dir()
             .join("archive/alice/messages-2026-02-01.jsonl.gz"),
-        &gzip(&many),
+        &gzip_lines(&many),
     );
     let mut server = Server::initialized(&env, &["--user", "alice"]);
     let text = server.search("bicycle");

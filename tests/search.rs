@@ -5,10 +5,9 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::Path;
 
-use common::{TestEnv, ask, stderr_of, stdout_of, write_file};
+use common::{TestEnv, ask, gzip_lines, stderr_of, stdout_of, write_file};
 use serde_json::{Value, json};
 
 fn ok(env: &TestEnv, args: &[&str]) -> String {
@@ -30,15 +29,6 @@ fn hits(env: &TestEnv, args: &[&str]) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect()
-}
-
-fn gzip(lines: &[String]) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    for line in lines {
-        encoder.write_all(line.as_bytes()).unwrap();
-        encoder.write_all(b"\n").unwrap();
-    }
-    encoder.finish().unwrap()
 }
 
 fn line(ts: &str, role: &str, text: &str) -> String {
@@ -63,7 +53,7 @@ fn world(env: &TestEnv) {
     );
     write_file(
         &sessions.join("archive/U1/messages-2026-03-10.jsonl.gz"),
-        &gzip(&[
+        &gzip_lines(&[
             line("2026-03-10T08:00:00Z", "user", "good morning"),
             line("2026-03-10T08:01:00Z", "user", "first line\nI saw a Zebrafish today"),
             line("2026-03-10T08:02:00Z", "assistant", "nice"),
@@ -259,7 +249,7 @@ fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
     let path = env
         .sessions_dir()
         .join("archive/U1/messages-2026-03-10.jsonl.gz");
-    let first = gzip(&[line("2026-03-10T08:00:00Z", "user", "okapi one")]);
+    let first = gzip_lines(&[line("2026-03-10T08:00:00Z", "user", "okapi one")]);
     let middle_lines: Vec<String> = (0..500)
         .map(|i| {
             line(
@@ -269,12 +259,12 @@ fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
             )
         })
         .collect();
-    let mut middle = gzip(&middle_lines);
+    let mut middle = gzip_lines(&middle_lines);
     let at = middle.len() / 2;
     for b in &mut middle[at..at + 16] {
         *b ^= 0xa5;
     }
-    let last = gzip(&[line("2026-03-10T10:00:00Z", "user", "okapi three")]);
+    let last = gzip_lines(&[line("2026-03-10T10:00:00Z", "user", "okapi three")]);
     write_file(&path, &[first.clone(), middle, last].concat());
 
     let out = env
@@ -469,7 +459,7 @@ fn show_archive_marks_the_lines_that_come_from_archives() {
     write_file(
         &env.sessions_dir()
             .join("archive/U1/messages-2026-03-10.jsonl.gz"),
-        &gzip(&[line("2026-03-10T08:00:00Z", "user", "old words")]),
+        &gzip_lines(&[line("2026-03-10T08:00:00Z", "user", "old words")]),
     );
     append(
         &env,

@@ -10,7 +10,10 @@ use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, wait_for, write_file};
+use common::{
+    TestEnv, ask, event_deltas, event_kinds, fake_claude, stderr_of, stdout_of, stream_events,
+    wait_for, write_file,
+};
 use serde_json::Value;
 
 /// Six words: six deltas from the fake.
@@ -27,31 +30,6 @@ fn calls(env: &TestEnv) -> usize {
     std::fs::read_to_string(env.claude_log().join("calls"))
         .map(|text| text.lines().count())
         .unwrap_or(0)
-}
-
-/// Every stdout line parsed as JSON; panics on one that is not.
-fn events(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
-        })
-        .collect()
-}
-
-fn kinds(events: &[Value]) -> Vec<&str> {
-    events
-        .iter()
-        .map(|e| e["type"].as_str().expect("every event has a type"))
-        .collect()
-}
-
-fn deltas(events: &[Value]) -> String {
-    events
-        .iter()
-        .filter(|e| e["type"] == "delta")
-        .map(|e| e["text"].as_str().expect("a delta has text"))
-        .collect()
 }
 
 /// `ask --stream --json` spawned with the fake claude, stdout piped.
@@ -95,8 +73,8 @@ fn the_first_delta_is_out_while_claude_is_still_writing() {
     assert!(still_running, "ask had already finished at the first delta");
     assert_eq!(logged_then, ["user"], "no reply was logged yet");
     assert!(status.success());
-    let all = events(&format!("{first}\n{rest}"));
-    assert_eq!(deltas(&all), REPLY);
+    let all = stream_events(&format!("{first}\n{rest}"));
+    assert_eq!(event_deltas(&all), REPLY);
     assert_eq!(all.len(), 7, "six deltas and done: {all:?}");
 }
 
@@ -144,8 +122,8 @@ fn json_lines_are_deltas_then_one_done_and_the_deltas_are_the_logged_reply() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
-    let all = events(&stdout_of(&out));
-    let kinds = kinds(&all);
+    let all = stream_events(&stdout_of(&out));
+    let kinds = event_kinds(&all);
     assert!(kinds.len() > 2, "{kinds:?}");
     assert_eq!(kinds.last(), Some(&"done"));
     assert!(kinds[..kinds.len() - 1].iter().all(|k| *k == "delta"));
@@ -153,7 +131,7 @@ fn json_lines_are_deltas_then_one_done_and_the_deltas_are_the_logged_reply() {
     let logged = env.messages("U1");
     assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
     assert_eq!(logged[1]["text"], reply);
-    assert_eq!(deltas(&all), reply);
+    assert_eq!(event_deltas(&all), reply);
     let done = all.last().unwrap();
     assert_eq!(done["reply"], reply);
     assert_eq!(done["user"], "U1");
@@ -211,9 +189,9 @@ fn a_stream_failing_midway_ends_on_an_error_event_and_logs_no_reply() {
         .unwrap();
     // A stream cut off midway: a retry may work (exit 75).
     assert_eq!(out.status.code(), Some(75), "{}", stderr_of(&out));
-    let all = events(&stdout_of(&out));
-    assert_eq!(kinds(&all), ["delta", "delta", "error"]);
-    assert_eq!(deltas(&all), "one two ");
+    let all = stream_events(&stdout_of(&out));
+    assert_eq!(event_kinds(&all), ["delta", "delta", "error"]);
+    assert_eq!(event_deltas(&all), "one two ");
     let error = &all[2];
     assert_eq!(error["exit"], 75);
     assert!(
@@ -245,9 +223,9 @@ fn a_final_reply_that_is_not_the_streamed_text_is_an_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(6));
-    let all = events(&stdout_of(&out));
-    assert_eq!(kinds(&all).last(), Some(&"error"));
-    assert!(!kinds(&all).contains(&"done"));
+    let all = stream_events(&stdout_of(&out));
+    assert_eq!(event_kinds(&all).last(), Some(&"error"));
+    assert!(!event_kinds(&all).contains(&"done"));
     assert_eq!(roles(&env, "U1"), ["user"]);
 }
 
@@ -262,9 +240,9 @@ fn a_result_longer_than_the_stream_prints_the_rest_as_a_delta() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
-    let all = events(&stdout_of(&out));
-    assert_eq!(kinds(&all), ["delta", "done"]);
-    assert_eq!(deltas(&all), REPLY);
+    let all = stream_events(&stdout_of(&out));
+    assert_eq!(event_kinds(&all), ["delta", "done"]);
+    assert_eq!(event_deltas(&all), REPLY);
 
     // And one printing plain text: streamed line by line.
     let out = ask(&env)
@@ -274,9 +252,9 @@ fn a_result_longer_than_the_stream_prints_the_rest_as_a_delta() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
-    let all = events(&stdout_of(&out));
-    assert_eq!(kinds(&all), ["delta", "delta", "done"]);
-    assert_eq!(deltas(&all), "line one\nline two");
+    let all = stream_events(&stdout_of(&out));
+    assert_eq!(event_kinds(&all), ["delta", "delta", "done"]);
+    assert_eq!(event_deltas(&all), "line one\nline two");
     assert_eq!(env.messages("U2")[1]["text"], "line one\nline two");
 }
 
@@ -314,8 +292,8 @@ fn a_timeout_midway_kills_claude_and_what_it_started() {
     }
     assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
     assert!(dead, "claude's child {grandchild} was killed too");
-    let all = events(&stdout_of(&out));
-    let kinds = kinds(&all);
+    let all = stream_events(&stdout_of(&out));
+    let kinds = event_kinds(&all);
     assert_eq!(kinds.last(), Some(&"error"), "{kinds:?}");
     assert!(kinds.contains(&"delta"), "a delta came before the timeout");
     assert!(!kinds.contains(&"done"));
@@ -340,9 +318,9 @@ fn replays_commands_and_budget_notes_have_the_same_shape() {
         .output()
         .unwrap();
     assert!(replay.status.success());
-    let all = events(&stdout_of(&replay));
-    assert_eq!(kinds(&all), ["delta", "done"]);
-    assert_eq!(deltas(&all), REPLY);
+    let all = stream_events(&stdout_of(&replay));
+    assert_eq!(event_kinds(&all), ["delta", "done"]);
+    assert_eq!(event_deltas(&all), REPLY);
     assert_eq!(all[1]["replayed"], true);
     assert_eq!(all[1]["reply"], REPLY);
     assert_eq!(calls(&env), 1, "a replay makes no call");
@@ -359,10 +337,10 @@ fn replays_commands_and_budget_notes_have_the_same_shape() {
         .output()
         .unwrap();
     assert!(command.status.success());
-    let all = events(&stdout_of(&command));
-    assert_eq!(kinds(&all), ["delta", "done"]);
+    let all = stream_events(&stdout_of(&command));
+    assert_eq!(event_kinds(&all), ["delta", "done"]);
     assert_eq!(all[1]["command"], true);
-    assert_eq!(deltas(&all), all[1]["reply"].as_str().unwrap());
+    assert_eq!(event_deltas(&all), all[1]["reply"].as_str().unwrap());
 
     write_file(
         &env.sessions_dir().join("config.json"),
@@ -373,9 +351,13 @@ fn replays_commands_and_budget_notes_have_the_same_shape() {
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(7), "{}", stderr_of(&refused));
-    let all = events(&stdout_of(&refused));
-    assert_eq!(kinds(&all), ["delta", "done"], "no error event after done");
-    assert_eq!(deltas(&all), "Budget used up.");
+    let all = stream_events(&stdout_of(&refused));
+    assert_eq!(
+        event_kinds(&all),
+        ["delta", "done"],
+        "no error event after done"
+    );
+    assert_eq!(event_deltas(&all), "Budget used up.");
     assert_eq!(calls(&env), 1);
 
     // Plain text: the same bytes as without streaming.
@@ -407,11 +389,11 @@ fn a_redelivery_while_the_first_streams_waits_and_prints_the_final_reply() {
     assert!(first.wait().unwrap().success());
     assert!(second.status.success(), "{}", stderr_of(&second));
 
-    let first_events = events(&format!("{line}{rest}"));
-    let second_events = events(&stdout_of(&second));
-    assert_eq!(deltas(&first_events), REPLY);
-    assert_eq!(kinds(&second_events), ["delta", "done"]);
-    assert_eq!(deltas(&second_events), REPLY);
+    let first_events = stream_events(&format!("{line}{rest}"));
+    let second_events = stream_events(&stdout_of(&second));
+    assert_eq!(event_deltas(&first_events), REPLY);
+    assert_eq!(event_kinds(&second_events), ["delta", "done"]);
+    assert_eq!(event_deltas(&second_events), REPLY);
     assert_eq!(calls(&env), 1, "one claude call for two deliveries");
     assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
 }
@@ -429,8 +411,8 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let all = events(&stdout_of(&out));
-    assert_eq!(kinds(&all).len(), 7, "streamed by config: {all:?}");
+    let all = stream_events(&stdout_of(&out));
+    assert_eq!(event_kinds(&all).len(), 7, "streamed by config: {all:?}");
 
     let out = ask(&env)
         .args(["--json", "--no-stream", "--user", "U1", "--", "hello"])
@@ -438,7 +420,7 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let all = events(&stdout_of(&out));
+    let all = stream_events(&stdout_of(&out));
     assert_eq!(all.len(), 1);
     assert_eq!(all[0]["reply"], REPLY);
     assert!(all[0].get("type").is_none(), "the plain --json object");
@@ -456,7 +438,10 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
         ])
         .output()
         .unwrap();
-    assert_eq!(events(&stdout_of(&out)).last().unwrap()["type"], "done");
+    assert_eq!(
+        stream_events(&stdout_of(&out)).last().unwrap()["type"],
+        "done"
+    );
 }
 
 #[test]
@@ -467,8 +452,8 @@ fn bad_input_with_stream_json_is_an_error_event_too() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let all = events(&stdout_of(&out));
-    assert_eq!(kinds(&all), ["error"]);
+    let all = stream_events(&stdout_of(&out));
+    assert_eq!(event_kinds(&all), ["error"]);
     assert_eq!(all[0]["exit"], 2);
     assert!(!stderr_of(&out).is_empty());
 }

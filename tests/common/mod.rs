@@ -448,3 +448,43 @@ pub fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
 pub fn yaml_str<'a>(front: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
     front.get(key).and_then(serde_yaml::Value::as_str)
 }
+
+/// `ask --stream --json` output: every stdout line parsed as JSON; panics
+/// on one that is not.
+pub fn stream_events(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+        })
+        .collect()
+}
+
+/// The `type` of each stream event, in order.
+pub fn event_kinds(events: &[serde_json::Value]) -> Vec<&str> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().expect("every event has a type"))
+        .collect()
+}
+
+/// The text of every `delta` event, joined.
+pub fn event_deltas(events: &[serde_json::Value]) -> String {
+    events
+        .iter()
+        .filter(|e| e["type"] == "delta")
+        .map(|e| e["text"].as_str().expect("a delta has text"))
+        .collect()
+}
+
+/// One gzip member holding `lines`, each ended by a newline: an archive
+/// day as compaction writes it.
+pub fn gzip_lines(lines: &[String]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for line in lines {
+        encoder.write_all(line.as_bytes()).unwrap();
+        encoder.write_all(b"\n").unwrap();
+    }
+    encoder.finish().unwrap()
+}
