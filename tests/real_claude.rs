@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::real_claude::{MockApi, system_text};
+use common::real_claude::{MockApi, system_text, tool_results, tool_use};
 use common::{TestEnv, stderr_of, write_file};
 use serde_json::{Value, json};
 
@@ -123,21 +123,6 @@ fn rand_id() -> String {
         std::process::id(),
         N.fetch_add(1, Ordering::SeqCst)
     )
-}
-
-fn tool_use(name: &str, input: Value) -> Value {
-    json!({"tool_use": {"name": name, "input": input}})
-}
-
-/// The tool results claude sent back, as text.
-fn tool_results(requests: &[Value]) -> Vec<String> {
-    requests
-        .iter()
-        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|c| c["type"] == "tool_result")
-        .map(|c| c["content"].to_string())
-        .collect()
 }
 
 /// The attempts a hostile message could make the model try.

@@ -9,7 +9,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::real_claude::{MockApi, real_claude};
-use common::{TestEnv, event_deltas, event_kinds, stderr_of, stdout_of, stream_events};
+use common::{
+    TestEnv, event_deltas, event_kinds, redelivered_while_streaming, stderr_of, stdout_of,
+    stream_events,
+};
 use serde_json::json;
 
 /// 320 characters: the mock sends text in 16-character deltas, so 20
@@ -215,20 +218,10 @@ fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text(
     mock.set_default(json!({"text": "a second request was made"}));
     let args = ["--user", "U1", "--msg-id", "m1", "--", "hi"];
 
-    let mut first = spawn_ask(&env, &mock, &args);
-    let mut first_out = BufReader::new(first.stdout.take().unwrap());
-    let mut line = String::new();
-    first_out.read_line(&mut line).unwrap();
-    assert!(line.contains("\"delta\""), "{line}");
-    // The first is streaming; the platform delivers the message again.
-    let second = spawn_ask(&env, &mock, &args).wait_with_output().unwrap();
-    let mut rest = String::new();
-    first_out.read_to_string(&mut rest).unwrap();
-    assert!(first.wait().unwrap().success());
-    assert!(second.status.success(), "{}", stderr_of(&second));
-
-    let first_events = stream_events(&format!("{line}{rest}"));
-    let second_events = stream_events(&stdout_of(&second));
+    let (first_events, second_events) =
+        redelivered_while_streaming(spawn_ask(&env, &mock, &args), || {
+            spawn_ask(&env, &mock, &args)
+        });
     assert_eq!(event_deltas(&first_events), text);
     assert_eq!(event_deltas(&second_events), text);
     assert_eq!(event_kinds(&second_events), ["delta", "done"]);

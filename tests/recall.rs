@@ -10,7 +10,7 @@ mod common;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-use common::real_claude::{MockApi, system_text};
+use common::real_claude::{MockApi, system_text, tool_results, tool_use};
 use common::{TestEnv, gzip_lines, stderr_of, write_file};
 use serde_json::{Value, json};
 
@@ -447,21 +447,6 @@ fn a_missing_state_dir_is_an_error_and_nothing_is_created() {
 }
 
 // --- end to end: ask with ask.recall, the real claude, the mock ---------------
-
-fn tool_use(name: &str, input: Value) -> Value {
-    json!({"tool_use": {"name": name, "input": input}})
-}
-
-/// The tool results claude sent back, as text.
-fn tool_results(requests: &[Value]) -> Vec<String> {
-    requests
-        .iter()
-        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|c| c["type"] == "tool_result")
-        .map(|c| c["content"].to_string())
-        .collect()
-}
 
 fn recall_env() -> (TestEnv, MockApi) {
     let env = TestEnv::new();

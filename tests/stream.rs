@@ -11,8 +11,8 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use common::{
-    TestEnv, ask, event_deltas, event_kinds, fake_claude, stderr_of, stdout_of, stream_events,
-    wait_for, write_file,
+    TestEnv, ask, event_deltas, event_kinds, fake_claude, redelivered_while_streaming, stderr_of,
+    stdout_of, stream_events, wait_for, write_file,
 };
 use serde_json::Value;
 
@@ -376,21 +376,10 @@ fn a_redelivery_while_the_first_streams_waits_and_prints_the_final_reply() {
         ("FAKE_CLAUDE_CHUNK_DELAY", "0.3"),
     ];
     let args = ["--user", "U1", "--msg-id", "m1", "--", "hello"];
-    let mut first = spawn_stream(&env, &args, &envs);
-    let mut first_out = BufReader::new(first.stdout.take().unwrap());
-    let mut line = String::new();
-    first_out.read_line(&mut line).unwrap();
-    assert!(line.contains("delta"), "{line}");
-
-    // The first is streaming now.
-    let second = spawn_stream(&env, &args, &envs).wait_with_output().unwrap();
-    let mut rest = String::new();
-    first_out.read_to_string(&mut rest).unwrap();
-    assert!(first.wait().unwrap().success());
-    assert!(second.status.success(), "{}", stderr_of(&second));
-
-    let first_events = stream_events(&format!("{line}{rest}"));
-    let second_events = stream_events(&stdout_of(&second));
+    let (first_events, second_events) =
+        redelivered_while_streaming(spawn_stream(&env, &args, &envs), || {
+            spawn_stream(&env, &args, &envs)
+        });
     assert_eq!(event_deltas(&first_events), REPLY);
     assert_eq!(event_kinds(&second_events), ["delta", "done"]);
     assert_eq!(event_deltas(&second_events), REPLY);

@@ -488,3 +488,27 @@ pub fn gzip_lines(lines: &[String]) -> Vec<u8> {
     }
     encoder.finish().unwrap()
 }
+
+/// A redelivery while the first delivery streams: `first` is started and
+/// read up to its first event line, then `second` runs to its end, then the
+/// rest of `first` is read. Both must succeed; returns both event lists.
+pub fn redelivered_while_streaming(
+    mut first: std::process::Child,
+    second: impl FnOnce() -> std::process::Child,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    use std::io::{BufRead as _, Read as _};
+    let mut first_out = std::io::BufReader::new(first.stdout.take().unwrap());
+    let mut line = String::new();
+    first_out.read_line(&mut line).unwrap();
+    assert!(line.contains("\"delta\""), "{line}");
+    // The first is streaming; the platform delivers the message again.
+    let second = second().wait_with_output().unwrap();
+    let mut rest = String::new();
+    first_out.read_to_string(&mut rest).unwrap();
+    assert!(first.wait().unwrap().success());
+    assert!(second.status.success(), "{}", stderr_of(&second));
+    (
+        stream_events(&format!("{line}{rest}")),
+        stream_events(&stdout_of(&second)),
+    )
+}

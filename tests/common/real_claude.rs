@@ -238,3 +238,19 @@ impl TestEnv {
         cmd
     }
 }
+
+/// A mock answer that makes the model call tool `name` with `input`.
+pub fn tool_use(name: &str, input: Value) -> Value {
+    serde_json::json!({"tool_use": {"name": name, "input": input}})
+}
+
+/// The tool results claude sent back, as text.
+pub fn tool_results(requests: &[Value]) -> Vec<String> {
+    requests
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .map(|c| c["content"].to_string())
+        .collect()
+}
