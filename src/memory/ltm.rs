@@ -2,7 +2,6 @@
 //! (`ltm/topics/<slug>.md`) and the tag index (`ltm/index.json`).
 
 use chrono::{DateTime, Utc};
-use serde_yaml::Value;
 
 use crate::layout::UserId;
 use crate::memory::message::format_ts;
@@ -26,7 +25,7 @@ pub fn skeleton_profile(
     }
     doc.set("created", format_ts(&now));
     doc.set("updated", format_ts(&now));
-    doc.set("tags", Value::Sequence(Vec::new()));
+    doc.set_str_list("tags", Vec::<String>::new());
     doc.body = "## Preferences\n\n## Notes\n".into();
     doc
 }
@@ -149,10 +148,7 @@ pub fn merge_facts_locked(
             tags.push(tag);
         }
     }
-    doc.set(
-        "tags",
-        Value::Sequence(tags.into_iter().map(Value::from).collect()),
-    );
+    doc.set_str_list("tags", tags);
     doc.set("updated", format_ts(&now));
     write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     Ok(Some(doc))
