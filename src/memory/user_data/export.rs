@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::{archived_lines, data_paths, owned_topics};
-use crate::layout::UserId;
+use crate::layout::{Layout, UserId};
 use crate::memory::{compaction, ltm, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
@@ -77,7 +77,7 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
         (state.layout.weekly_dir(user), &mut weekly),
     ] {
         for name in ltm::markdown_names(&dir)? {
-            map.insert(name.clone(), document(dir.join(format!("{name}.md")))?);
+            map.insert(name.clone(), document(Layout::markdown_file(&dir, &name))?);
         }
     }
     let mut topics = serde_json::Map::new();
