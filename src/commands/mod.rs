@@ -1,5 +1,11 @@
-//! One module per subcommand, each with its `run`. This is the only layer
-//! that prints to stdout.
+//! The command layer: one module per subcommand, each with its `run`
+//! (`append`, `ask`, `compact`, `context`, `doctor`, `maintain`, `mcp`,
+//! `session`, and `search` for `session search`), and beside them what
+//! several share: the in-chat `/session` commands (`chat`), message input
+//! (`input`), shell-completion values (`complete`) and presentation
+//! (`style`, `progress`, `reply_stream`). This file dispatches, opens the
+//! state dir, checks user ids and finds claude. The only layer that prints
+//! to stdout; the rules of memory are `memory`'s.
 
 pub mod append;
 pub mod ask;
