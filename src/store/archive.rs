@@ -161,10 +161,11 @@ fn find_member_start(bytes: &[u8], from: usize) -> Option<usize> {
 /// first line.
 ///
 /// One inflate state and one input buffer serve every member, and with
-/// [`MembersReader::reuse`] every file: zlib-rs allocates its state 64-byte
-/// aligned, and glibc (before 2.38) cannot hand a freed aligned block back
-/// to the next aligned request, so one decoder per member or file left a
-/// 47 KB hole behind each (13 MB over 4,000 archives).
+/// [`MembersReader::reuse`] every file: zlib-rs allocates its state
+/// 64-byte aligned, and glibc 2.36 (Debian 12's) cannot hand a freed
+/// aligned block back to the next aligned request, so one decoder per
+/// member or file could leave a 46 KiB hole behind each (12 MB after
+/// 4,000 archives).
 pub struct MembersReader<R: std::io::Read> {
     decoder: GzDecoder<Input<R>>,
     /// Every member is read (or the input ended).
