@@ -2,8 +2,8 @@
 # `session search` against `rg -z -i -F` and `zgrep -i -F` on the same files
 # (see BENCHMARKS.md, "session search").
 #
-#   benches/search.sh                  # about 3 minutes on 2 cores
-#   RUNS=5 benches/search.sh           # more timed runs per command (default 2)
+#   benches/search.sh                  # about 5 minutes on 2 cores
+#   RUNS=5 benches/search.sh           # more timed rounds (default 2)
 #   SIZE_MB=256 benches/search.sh      # a smaller corpus (default 1024 MB)
 #   BENCH_DIR=/mnt/disk benches/search.sh
 #
@@ -11,13 +11,18 @@
 # archives (400 owners: 360 people and 40 group conversations, 10 days
 # each) plus short-term logs and daily summaries, in a temporary folder on a
 # real disk (never in the repo; removed at exit). The word searched for,
-# "refund", is in about one line in 2,000. Times each command with hyperfine
-# (one warm-up run, then RUNS runs; the page cache is warm), reads peak RSS
-# with GNU time, checks that all three report the same number of matching
-# lines, and prints a markdown table.
+# "refund", is in about one line in 2,000. Checks that all three report the
+# same number of matching lines, runs one warm-up round (the page cache is
+# then warm), then RUNS rounds; a round runs each command once, in turn, so
+# load from other work on the machine falls on all of them alike. GNU time
+# gives each run's wall time, CPU time (user + system, children included)
+# and peak RSS (of the largest process: rg's or zgrep's own, not the gzip
+# children's). Prints a markdown table: median, min and max wall time, the
+# ratio of medians to rg, median CPU time, the highest peak RSS of any run,
+# and the load average (1 minute) before and after.
 #
-# Needs: bash, python3, cargo, hyperfine, rg, zgrep, GNU time. When one is
-# missing and this runs as root on Debian, it is installed with apt-get.
+# Needs: bash, python3, cargo, rg, zgrep, GNU time. When one is missing and
+# this runs as root on Debian, it is installed with apt-get.
 set -euo pipefail
 export LC_ALL=C
 
@@ -37,7 +42,6 @@ need() { # command, debian package
   fi
 }
 need python3 python3
-need hyperfine hyperfine
 need rg ripgrep
 need zgrep gzip
 [[ -x /usr/bin/time ]] || need /usr/bin/time time
@@ -152,28 +156,41 @@ count_zgrep=$(bash -c "$zgrep_cmd" | wc -l)
 say "matching lines: ours $count_ours, rg $count_rg, zgrep $count_zgrep"
 [[ $count_ours == "$count_rg" && $count_rg == "$count_zgrep" ]] || say "WARNING: the counts differ"
 
-say "timing ($RUNS runs each after one warm-up)"
-hyperfine --style none --warmup 1 --runs "$RUNS" --export-json "$work/times.json" \
-  -n ours "$ours > /dev/null" -n ours-json "$ours_json > /dev/null" \
-  -n rg "$rg_cmd > /dev/null" -n zgrep "$zgrep_cmd > /dev/null" >&2
+load() { cut -d' ' -f1 /proc/loadavg; }
+names=(ours ours-json rg zgrep)
+cmds=("$ours" "$ours_json" "$rg_cmd" "$zgrep_cmd")
+load_before=$(load)
+say "one warm-up round, then $RUNS timed rounds (load average $load_before)"
+: >"$work/runs.txt"
+for round in $(seq 0 "$RUNS"); do
+  for i in "${!names[@]}"; do
+    # wall seconds, CPU seconds (user + system), peak RSS in KB
+    m=$(/usr/bin/time -f '%e %U %S %M' bash -c "${cmds[$i]} > /dev/null" 2>&1 >/dev/null | tail -1)
+    say "  round $round: ${names[$i]} $m"
+    if ((round > 0)); then echo "${names[$i]} $m" >>"$work/runs.txt"; fi
+  done
+done
+load_after=$(load)
 
-rss() { /usr/bin/time -f %M bash -c "$1 > /dev/null" 2>&1 >/dev/null | tail -1; }
-rss_ours=$(rss "$ours"); rss_json=$(rss "$ours_json"); rss_rg=$(rss "$rg_cmd"); rss_z=$(rss "$zgrep_cmd")
-
-python3 - "$work/times.json" "$rss_ours" "$rss_json" "$rss_rg" "$rss_z" "$raw" "$packed" "$files" "$rev" "$count_ours" <<'PY'
-import json, sys
-t = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-rss = dict(zip(["ours", "ours-json", "rg", "zgrep"], map(int, sys.argv[2:6])))
-raw, packed, files, rev, hits = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8], sys.argv[9], sys.argv[10]
-rg = t["rg"]["median"]
+python3 - "$work/runs.txt" "$raw" "$packed" "$files" "$rev" "$count_ours" "$load_before" "$load_after" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, wall, user, system, rss = line.split()
+    runs.setdefault(name, []).append((float(wall), float(user) + float(system), int(rss)))
+raw, packed, files, rev, hits = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+load_before, load_after = sys.argv[7], sys.argv[8]
+median = lambda k, i: statistics.median(r[i] for r in runs[k])
+rg = median("rg", 0)
 print(f"Corpus: {raw/2**20:.0f} MB of message lines in {packed/2**20:.0f} MB of gzip, {files} files; "
-      f"{hits} matching lines; claude-session {rev}.\n")
-print("| command | median | min | max | × rg | peak RSS |")
-print("|---|---|---|---|---|---|")
+      f"{hits} matching lines; claude-session {rev}; {len(runs['rg'])} rounds; "
+      f"load average {load_before} before, {load_after} after.\n")
+print("| command | median | min | max | × rg | CPU | peak RSS |")
+print("|---|---|---|---|---|---|---|")
 names = {"ours": "`session search refund --limit 0`", "ours-json": "`--json session search refund --limit 0`",
          "rg": "`rg -z -i -F refund`", "zgrep": "`zgrep -i -F refund` (all files)"}
 for k in ["ours", "ours-json", "rg", "zgrep"]:
-    r = t[k]
-    print(f"| {names[k]} | {r['median']:.2f} s | {r['min']:.2f} s | {r['max']:.2f} s | "
-          f"{r['median']/rg:.2f} | {rss[k]/1024:.1f} MB |")
+    walls = [r[0] for r in runs[k]]
+    print(f"| {names[k]} | {median(k, 0):.2f} s | {min(walls):.2f} s | {max(walls):.2f} s | "
+          f"{median(k, 0)/rg:.2f} | {median(k, 1):.2f} s | {max(r[2] for r in runs[k])/1024:.1f} MB |")
 PY

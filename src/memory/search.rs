@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{SearcherBuilder, sinks};
+use grep_searcher::{Searcher, SearcherBuilder, sinks};
 use serde::{Deserialize, Serialize};
 
 use crate::error::usage;
@@ -139,10 +139,12 @@ pub fn search(state: &State, query: &Query) -> anyhow::Result<Outcome> {
         for _ in 0..threads {
             scope.spawn(|| {
                 let mut local = Collector::new(query.limit);
+                let mut buffers = Buffers::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(target) = targets.get(i) else { break };
-                    let result = search_target(target, query, &matchers, sessions, &mut local);
+                    let result =
+                        search_target(target, query, &matchers, sessions, &mut buffers, &mut local);
                     if let Err(e) = result {
                         first_error.lock().expect("not poisoned").get_or_insert(e);
                         break;
@@ -386,6 +388,40 @@ fn time_in_range(ts: Option<DateTime<Utc>>, query: &Query) -> bool {
 
 // --- searching one file -----------------------------------------------------------
 
+/// What a thread keeps from one file to the next: the line searcher (its
+/// line buffer) and the archive decoder (its inflate state and input
+/// buffer). Made once per thread, not once per file: besides the work,
+/// a new decoder per archive left the allocator a hole per archive (see
+/// [`MembersReader`]).
+struct Buffers {
+    searcher: Searcher,
+    archive: Option<MembersReader<std::fs::File>>,
+}
+
+impl Buffers {
+    fn new() -> Self {
+        Self {
+            searcher: SearcherBuilder::new().line_number(true).build(),
+            archive: None,
+        }
+    }
+
+    /// The archive decoder (made on first use), reading `file` from its
+    /// start.
+    fn archive_of(
+        archive: &mut Option<MembersReader<std::fs::File>>,
+        file: std::fs::File,
+    ) -> &mut MembersReader<std::fs::File> {
+        match archive {
+            Some(reader) => {
+                reader.reuse(file);
+                reader
+            }
+            None => archive.insert(MembersReader::new(file)),
+        }
+    }
+}
+
 /// The fields of a log line a hit needs, borrowed where it can be.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -408,6 +444,7 @@ fn search_target(
     query: &Query,
     matchers: &Matchers,
     sessions: &Path,
+    buffers: &mut Buffers,
     hits: &mut Collector,
 ) -> anyhow::Result<()> {
     let relative = target
@@ -438,8 +475,9 @@ fn search_target(
         anyhow::Error::new(e).context(format!("could not search {}", target.path.display()))
     };
     if target.source == "archive" {
-        let mut reader = MembersReader::new(file);
-        scan(&mut reader, matchers, &mut on_line).map_err(failed)?;
+        let Buffers { searcher, archive } = buffers;
+        let reader = Buffers::archive_of(archive, file);
+        scan(&mut *reader, matchers, searcher, &mut on_line).map_err(failed)?;
         for damage in reader.damage() {
             crate::diag::warn(format!(
                 "{}: {damage}; searched what could be read",
@@ -447,7 +485,7 @@ fn search_target(
             ));
         }
     } else {
-        scan(file, matchers, &mut on_line).map_err(failed)?;
+        scan(file, matchers, &mut buffers.searcher, &mut on_line).map_err(failed)?;
     }
     Ok(())
 }
@@ -457,20 +495,18 @@ fn search_target(
 fn scan(
     reader: impl std::io::Read,
     matchers: &Matchers,
+    searcher: &mut Searcher,
     on_line: &mut impl FnMut(u64, &[u8]),
 ) -> std::io::Result<()> {
     match &matchers.raw {
-        Some(raw) => SearcherBuilder::new()
-            .line_number(true)
-            .build()
-            .search_reader(
-                raw,
-                reader,
-                sinks::Bytes(|number, line| {
-                    on_line(number, line.strip_suffix(b"\n").unwrap_or(line));
-                    Ok(true)
-                }),
-            ),
+        Some(raw) => searcher.search_reader(
+            raw,
+            reader,
+            sinks::Bytes(|number, line| {
+                on_line(number, line.strip_suffix(b"\n").unwrap_or(line));
+                Ok(true)
+            }),
+        ),
         None => {
             let mut reader = BufReader::with_capacity(64 * 1024, reader);
             let mut line = Vec::new();
@@ -740,7 +776,8 @@ mod tests {
         let matchers = Matchers::new(&query).unwrap();
         let line = br#"{"ts":"2026-03-23T03:28:32Z","role":"user","text":"I SAY \"Refund\" now"}"#;
         let mut found = Vec::new();
-        scan(&line[..], &matchers, &mut |n, l| {
+        let mut buffers = Buffers::new();
+        scan(&line[..], &matchers, &mut buffers.searcher, &mut |n, l| {
             found.push((n, l.to_vec()))
         })
         .unwrap();
