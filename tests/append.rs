@@ -1,13 +1,11 @@
 //! `append`: logging messages, importing seed lines, message text rules,
 //! torn lines, locks, file modes, config handling and where the state dir is.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, mode_of, stderr_of, stdout_of, write_file};
+use crate::common::{TestEnv, mode_of, stderr_of, stdout_of, write_file};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
@@ -580,7 +578,7 @@ fn empty_or_blank_message_thread_group_and_conversation_ids_are_refused() {
         );
     }
     // And ask: no call, nothing logged.
-    let out = common::ask(&env)
+    let out = crate::common::ask(&env)
         .args(["--user", "U1", "--msg-id", "", "--", "hi"])
         .output()
         .unwrap();

@@ -1,13 +1,11 @@
 //! `ask`: what claude is given (system prompt, stdin, argv), what is logged
 //! around the call, and how timeouts, failures and a missing claude end.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, wait_for, yaml_str};
+use crate::common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, wait_for, yaml_str};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 

@@ -9,14 +9,12 @@
 //! which ignores permissions; skipped with a note where mounting is not
 //! allowed).
 
-mod common;
-
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{
+use crate::common::{
     Snapshot, TestEnv, differences, fake_claude, snapshot_tree, stderr_of, stdout_of, temp_files,
     write_file,
 };

@@ -3,11 +3,9 @@
 //! group conversations with several senders, spending budgets, and
 //! `context --explain` for a context that overflows its size budget.
 
-mod common;
-
 use std::process::{Output, Stdio};
 
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
+use crate::common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
 use serde_json::Value;
 
 /// What `ask` prints when a budget is used up and config has no message.
@@ -674,7 +672,7 @@ fn erase_finds_group_lines_no_membership_records() {
     assert_eq!(texts, ["Zoe stays"]);
     // The archive held only Zed's line: it is gone with it.
     if gz.exists() {
-        let after = String::from_utf8(common::gunzip(&gz)).unwrap_or_default();
+        let after = String::from_utf8(crate::common::gunzip(&gz)).unwrap_or_default();
         assert!(!after.contains("Zed"), "archived line left: {after}");
     }
     assert!(
@@ -1524,7 +1522,7 @@ fn first_fails_and_five_wait(env: &TestEnv, retry_env: &[(&str, &str)]) -> Vec<O
         ("FAKE_CLAUDE_EXIT", "1"),
         ("FAKE_CLAUDE_STDERR", "boom"),
     ]);
-    assert!(common::wait_for(
+    assert!(crate::common::wait_for(
         std::time::Duration::from_secs(10),
         std::time::Duration::from_millis(20),
         || env.claude_calls() == 1

@@ -3,14 +3,12 @@
 //! alone, `--all` over many users, appends racing a compaction, two
 //! compactions at once, auto-compaction after `ask` and a garbage journal.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
+use crate::common::{
     Snapshot, TestEnv, differences, fake_claude, gunzip, read_markdown, snapshot_tree, stderr_of,
     stdout_of, wait_for, write_file, yaml_str,
 };
@@ -1159,7 +1157,7 @@ fn background_compaction_reaches_a_conversation() {
         .cmd()
         .args(["ask", "--json", "--user", "U1", "--conversation", "G1"])
         .arg("--claude-bin")
-        .arg(common::fake_claude())
+        .arg(crate::common::fake_claude())
         .args(["--", "hello"])
         .output()
         .unwrap();

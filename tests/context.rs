@@ -1,9 +1,7 @@
 //! `context`: the memory block in the seed's format, read back from what
 //! `append` (or the TypeScript seed) wrote, its window and its size budget.
 
-mod common;
-
-use common::{TestEnv, stderr_of, stdout_of, write_file};
+use crate::common::{TestEnv, stderr_of, stdout_of, write_file};
 use predicates::prelude::*;
 use serde_json::Value;
 

@@ -1,8 +1,6 @@
 //! `doctor`: each check says ok or what to fix; any failure exits non-zero.
 
-mod common;
-
-use common::{TestEnv, fake_claude, stdout_of, write_file};
+use crate::common::{TestEnv, fake_claude, stdout_of, write_file};
 use serde_json::Value;
 
 fn doctor(env: &TestEnv) -> assert_cmd::Command {

@@ -3,13 +3,11 @@
 //! `--only`, `--jobs`, `--max-llm-calls`, idempotency, a failure in one
 //! user, two overlapping runs and the shape of the report.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
+use crate::common::{
     Snapshot, TestEnv, differences, fake_claude, gunzip, read_markdown, snapshot_tree, stderr_of,
     stdout_of, wait_for, write_file,
 };
@@ -1152,7 +1150,7 @@ fn prune_racing_appends_loses_nothing() {
             let done = &done;
             scope.spawn(move || {
                 for m in 0..MESSAGES {
-                    let out = Command::new(common::binary())
+                    let out = Command::new(crate::common::binary())
                         .env_clear()
                         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
                         .env("HOME", env.home())

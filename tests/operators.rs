@@ -2,9 +2,7 @@
 //! that does not exist, an unknown user, a quiet cron run, a reused
 //! message id, a broker that logs replies itself.
 
-mod common;
-
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of};
+use crate::common::{TestEnv, ask, fake_claude, stderr_of, stdout_of};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -172,7 +170,7 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
     }
     // An old broker log to rotate (into archive/logs/, no user folder).
     let log = env.state_dir().join("logs").join("broker-slack.log");
-    common::write_file(&log, b"old\n");
+    crate::common::write_file(&log, b"old\n");
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
     std::fs::File::options()
         .write(true)

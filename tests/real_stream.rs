@@ -2,14 +2,12 @@
 //! package) against the loopback mock of the Messages API streaming its
 //! answer in chunks with delays between them.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::real_claude::{MockApi, real_claude};
-use common::{
+use crate::common::real_claude::{MockApi, real_claude};
+use crate::common::{
     TestEnv, event_deltas, event_kinds, redelivered_while_streaming, stderr_of, stdout_of,
     stream_events,
 };

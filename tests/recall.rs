@@ -5,13 +5,11 @@
 //! the mock Messages API: the model's tool calls reach archived lines of
 //! this person and nothing of anyone else's, and built-in tools stay off.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-use common::real_claude::{MockApi, system_text, tool_results, tool_use};
-use common::{TestEnv, gzip_lines, stderr_of, write_file};
+use crate::common::real_claude::{MockApi, system_text, tool_results, tool_use};
+use crate::common::{TestEnv, gzip_lines, stderr_of, write_file};
 use serde_json::{Value, json};
 
 fn line(ts: &str, role: &str, text: &str) -> String {

@@ -3,11 +3,9 @@
 //! JSON Lines and terminal escaping; and people and conversations side by
 //! side (`session users`, `session conversations`, `status`, `show`).
 
-mod common;
-
 use std::path::Path;
 
-use common::{TestEnv, ask, gzip_lines, stderr_of, stdout_of, write_file};
+use crate::common::{TestEnv, ask, gzip_lines, stderr_of, stdout_of, write_file};
 use serde_json::{Value, json};
 
 fn ok(env: &TestEnv, args: &[&str]) -> String {
@@ -340,7 +338,7 @@ fn control_characters_in_hits_are_escaped_for_the_terminal() {
             .args(["-qec"])
             .arg(format!(
                 "{} --state-dir {} session search refund",
-                common::binary().display(),
+                crate::common::binary().display(),
                 state.display()
             ))
             .arg("/dev/null")

@@ -7,11 +7,9 @@
 //! `parseFrontmatter`, and by the seed's view of `ltm/index.json`: a format
 //! change that would break the seed fails here.
 
-mod common;
-
 use std::path::Path;
 
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
+use crate::common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
@@ -610,7 +608,7 @@ fn seed_crlf_and_system_lines_render_as_documented() {
 #[test]
 fn the_seed_state_dir_reads_without_warnings_or_changes() {
     let env = seed_env();
-    let before = common::snapshot_tree(&env.state_dir(), |_| false);
+    let before = crate::common::snapshot_tree(&env.state_dir(), |_| false);
     for args in [
         &["session", "show", "--user", "U0123ABC"][..],
         &["session", "profile", "--user", "U0123ABC"],
@@ -625,10 +623,10 @@ fn the_seed_state_dir_reads_without_warnings_or_changes() {
     for line in stderr_of(&out).lines() {
         assert!(line.contains("outside this tool's id rules"), "{line}");
     }
-    let after = common::snapshot_tree(&env.state_dir(), |_| false);
+    let after = crate::common::snapshot_tree(&env.state_dir(), |_| false);
     assert!(
-        common::differences(&before, &after).is_empty(),
+        crate::common::differences(&before, &after).is_empty(),
         "reading changed the seed's files: {:?}",
-        common::differences(&before, &after)
+        crate::common::differences(&before, &after)
     );
 }

@@ -4,14 +4,12 @@
 //! export that imports back into the same messages, and that a person in
 //! chat reaches only their own data, without any LLM call.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
+use crate::common::{TestEnv, fake_claude, stderr_of, stdout_of, write_file};
 use serde_json::{Value, json};
 
 /// Small window, high threshold: `compact --force` archives all but 3.

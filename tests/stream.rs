@@ -4,13 +4,11 @@
 //! concurrent deliveries end. The same against the real CLI and a mock of
 //! the API is in `tests/real_claude.rs`.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::{
+use crate::common::{
     TestEnv, ask, event_deltas, event_kinds, fake_claude, redelivered_while_streaming, stderr_of,
     stdout_of, stream_events, wait_for, write_file,
 };

@@ -6,8 +6,6 @@
 //!
 //! Sizes: `STRESS_PER_WRITER=<n>` changes the messages per writer.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -15,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of};
+use crate::common::{TestEnv, fake_claude, stderr_of};
 use serde_json::{Value, json};
 
 const WRITERS: usize = 32;
@@ -159,7 +157,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// `gzip -dc`: the archive must decode as a whole, as `zcat` reads it.
 fn gunzip(path: &Path) -> String {
-    String::from_utf8(common::gunzip(path))
+    String::from_utf8(crate::common::gunzip(path))
         .unwrap_or_else(|_| panic!("{} does not decode to UTF-8", path.display()))
 }
 

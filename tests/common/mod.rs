@@ -2,8 +2,7 @@
 //! the built binary run in a sealed environment, and readers for what it
 //! wrote (message logs) and for what the fake `claude` recorded.
 //!
-//! Every test file does `mod common;` and uses what it needs, so some of
-//! these helpers are unused in a given test crate.
+//! Every module uses what it needs; some helpers are used by none yet.
 #![allow(dead_code)]
 
 pub mod real_claude;
