@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt as _;
 
-use crate::common::TestEnv;
+use crate::common::{Exit, TestEnv};
 use predicates::prelude::*;
 
 /// Nothing may exist under `stm/`, nor anywhere the id could point to.
@@ -45,7 +45,10 @@ fn refused(env: &TestEnv, id: &[u8]) {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("user id").or(predicate::str::contains("UTF-8")));
-    env.cmd().arg("context").arg(&user).assert().code(2);
+    env.run([] as [&str; 0])
+        .arg("context")
+        .arg(&user)
+        .fails(Exit::Usage);
     assert_nothing_created(env, id);
 }
 
