@@ -1,6 +1,7 @@
 //! The integration tests: one test binary (`cargo test --test integration`),
-//! a module per feature, as ripgrep and just lay theirs out: one binary is
-//! linked once instead of once per file.
+//! a module per feature, as ripgrep and just lay theirs out. One binary is
+//! linked once instead of once per file, and every helper lives once, in
+//! [`common`].
 //!
 //! Each module drives the built binary (`CARGO_BIN_EXE_claude-session`) in
 //! its own temporary state dir, so tests share no state and run in

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use serde_json::Value;
+
 use super::{TestEnv, stderr_of};
 
 /// `gzip -dc` of a file; panics unless gzip succeeds.
@@ -83,6 +85,18 @@ impl TestEnv {
             })
             .collect()
     }
+
+    /// Every archived line of a user parsed as JSON (blank lines skipped).
+    pub fn archived_messages(&self, user: &str) -> Vec<Value> {
+        self.archived_lines(user)
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("an archived line of {user} is not JSON ({e}): {l}"))
+            })
+            .collect()
+    }
 }
 
 /// Temporary files (`*.tmp`) anywhere under `root`.
@@ -151,6 +165,14 @@ pub fn tree(root: &Path) -> Snapshot {
     snapshot_tree(root, |_| false)
 }
 
+/// Only the files under `root`, with their bytes, by relative path.
+pub fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    tree(root)
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|bytes| (k, bytes)))
+        .collect()
+}
+
 /// Which entries differ between two snapshots (for a readable failure).
 pub fn differences(before: &Snapshot, after: &Snapshot) -> Vec<String> {
     let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
@@ -216,4 +238,18 @@ pub fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
 /// A string of a frontmatter mapping (`None` if absent or not a string).
 pub fn yaml_str<'a>(front: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
     front.get(key).and_then(serde_yaml::Value::as_str)
+}
+
+/// The strings of a frontmatter list (empty if absent).
+pub fn yaml_strs(front: &serde_yaml::Mapping, key: &str) -> Vec<String> {
+    front
+        .get(key)
+        .and_then(serde_yaml::Value::as_sequence)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -24,7 +24,7 @@ pub use disk::*;
 pub use events::*;
 pub use fixtures::*;
 pub use process::*;
-pub use run::{Exit, Run};
+pub use run::{Exit, Run, exited};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -315,6 +315,14 @@ impl TestEnv {
         self.run(["append"])
             .args(flags)
             .args(["--", text])
+            .succeeds();
+    }
+
+    /// Replace a user's profile through `session profile --set -`.
+    #[track_caller]
+    pub fn set_profile(&self, user: &str, text: &str) {
+        self.run(["session", "profile", "--user", user, "--set", "-"])
+            .stdin(text)
             .succeeds();
     }
 }

@@ -131,6 +131,11 @@ impl Run {
         self
     }
 
+    /// Every `(key, value)` of `vars` set.
+    pub fn envs<'a>(self, vars: impl IntoIterator<Item = &'a (&'a str, &'a str)>) -> Self {
+        vars.into_iter().fold(self, |run, (k, v)| run.env(k, v))
+    }
+
     /// What the command reads on stdin (by default nothing: it is closed).
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
         self.cmd.write_stdin(bytes);
@@ -160,6 +165,13 @@ impl Run {
         let shown = self.shown.join(" ");
         Done::checked(self.output(), shown, exit)
     }
+}
+
+/// A process spawned by hand (to run beside others) ended with `exit`:
+/// the same checks as [`Run::fails`] and [`Run::succeeds`] give.
+#[track_caller]
+pub fn exited(output: Output, exit: Exit) -> Done {
+    Done::checked(output, "(spawned by the test)".to_owned(), exit)
 }
 
 /// A command that ran and exited as it should; what it printed.
@@ -203,6 +215,15 @@ impl Done {
     pub fn stdout_has(self, needle: &str) -> Self {
         if !self.stdout().contains(needle) {
             self.fail(&format!("stdout should contain {needle:?}"));
+        }
+        self
+    }
+
+    /// Stdout must not contain `needle`.
+    #[track_caller]
+    pub fn stdout_lacks(self, needle: &str) -> Self {
+        if self.stdout().contains(needle) {
+            self.fail(&format!("stdout should not contain {needle:?}"));
         }
         self
     }
