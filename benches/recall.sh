@@ -44,7 +44,7 @@ fi
 version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude.rs")
 claude=$target/claude-code/$version/node_modules/.bin/claude
 "$claude" --version 2>/dev/null | grep -q "^$version " ||
-  die "the pinned claude is not installed at $claude (run the test suite once: cargo test --test real_claude)"
+  die "the pinned claude is not installed at $claude (run the test suite once: cargo test --test integration real_claude::)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/claude-session-recall-bench.XXXXXX")
 mock_pid=

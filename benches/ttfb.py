@@ -30,7 +30,7 @@ context, and the request, are the same every round. Prints a markdown table
 
 Builds with cargo build --release --locked first. Needs python3 and the
 pinned CLI: target/claude-code/<version>/node_modules/.bin/claude (the test
-suite installs it: cargo test --test real_stream), or CLAUDE_BIN.
+suite installs it: cargo test --test integration real_stream::), or CLAUDE_BIN.
 """
 
 import json
@@ -60,7 +60,7 @@ def real_claude():
         path = os.path.join(root, version, "node_modules", ".bin", "claude")
         if os.access(path, os.X_OK):
             return path
-    sys.exit("ttfb.py: no claude; run `cargo test --test real_stream` once or set CLAUDE_BIN")
+    sys.exit("ttfb.py: no claude; run `cargo test --test integration real_stream::` once or set CLAUDE_BIN")
 
 
 RELAY = r"""#!/usr/bin/env python3

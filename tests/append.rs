@@ -1,13 +1,11 @@
 //! `append`: logging messages, importing seed lines, message text rules,
 //! torn lines, locks, file modes, config handling and where the state dir is.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, mode_of, stderr_of, stdout_of, write_file};
+use crate::common::{Exit, Run, TestEnv, mode_of, write_file};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
@@ -45,9 +43,8 @@ fn append_writes_one_seed_format_line() {
 #[test]
 fn append_json_output_and_roles() {
     let env = TestEnv::new();
-    let out = env
-        .cmd()
-        .args([
+    let reply = env
+        .run([
             "--json",
             "append",
             "--user",
@@ -57,21 +54,16 @@ fn append_json_output_and_roles() {
             "--",
             "Hello!",
         ])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let reply: Value = serde_json::from_str(stdout_of(&out).trim()).expect("--json prints JSON");
+        .succeeds()
+        .json();
     assert_eq!(reply["user"], "U1");
     assert_eq!(reply["appended"], 1);
     env.cmd()
         .args(["append", "--user", "U1", "--role", "system", "--", "note"])
         .assert()
         .success();
-    env.cmd()
-        .args(["append", "--user", "U1", "--role", "bot", "--", "x"])
-        .assert()
-        .code(2);
+    env.run(["append", "--user", "U1", "--role", "bot", "--", "x"])
+        .fails(Exit::Usage);
     let roles: Vec<Value> = env
         .messages("U1")
         .iter()
@@ -84,18 +76,14 @@ fn append_json_output_and_roles() {
 fn empty_text_is_refused() {
     let env = TestEnv::new();
     for text in ["", "   ", "\n"] {
-        env.cmd()
-            .args(["append", "--user", "U1", "--", text])
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains("empty"));
+        env.run(["append", "--user", "U1", "--", text])
+            .fails(Exit::Usage)
+            .stderr_has("empty");
     }
     // No text and an empty stdin: nothing to log either.
-    env.cmd()
-        .args(["append", "--user", "U1"])
-        .write_stdin("")
-        .assert()
-        .code(2);
+    env.run(["append", "--user", "U1"])
+        .stdin("")
+        .fails(Exit::Usage);
     assert!(!env.messages_path("U1").exists());
 }
 
@@ -118,12 +106,10 @@ fn text_from_stdin() {
 #[test]
 fn invalid_utf8_on_stdin_is_refused_and_nothing_written() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1"])
-        .write_stdin(b"caf\xe9 \xff\xfe".to_vec())
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("UTF-8"));
+    env.run(["append", "--user", "U1"])
+        .stdin(b"caf\xe9 \xff\xfe".to_vec())
+        .fails(Exit::Usage)
+        .stderr_has("UTF-8");
     assert!(!env.messages_path("U1").exists());
     assert!(!env.stm_dir("U1").exists());
 }
@@ -141,27 +127,19 @@ fn jsonl_import_keeps_lines_byte_for_byte() {
     let import = env.dir.path().join("import.jsonl");
     let content = format!("{}\n{}\n", lines[0], lines[1]);
     write_file(&import, content.as_bytes());
-    let out = env
-        .cmd()
-        .args(["--json", "append", "--user", "U1", "--jsonl"])
+    let reply = env
+        .run(["--json", "append", "--user", "U1", "--jsonl"])
         .arg(&import)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let reply: Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+        .succeeds()
+        .json();
     assert_eq!(reply["appended"], 2);
     assert_eq!(env.read_bytes("U1"), content.as_bytes());
 
     // The unknown fields are also kept when the line is read back.
-    let out = env
-        .cmd()
-        .args(["--json", "context", "--user", "U1"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let context: Value = serde_json::from_str(stdout_of(&out).trim()).unwrap();
+    let context = env
+        .run(["--json", "context", "--user", "U1"])
+        .succeeds()
+        .json();
     let last = &context["messages"][1];
     assert_eq!(last["usage"]["output_tokens"], 7, "{context}");
     assert_eq!(last["foo"], 1, "{context}");
@@ -195,12 +173,10 @@ fn jsonl_import_with_one_bad_line_imports_nothing() {
         )
         .as_bytes(),
     );
-    env.cmd()
-        .args(["append", "--user", "U1", "--jsonl"])
+    env.run(["append", "--user", "U1", "--jsonl"])
         .arg(&import)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("line 2"));
+        .fails(Exit::Usage)
+        .stderr_has("line 2");
     assert_eq!(env.read_bytes("U1"), before, "the log is unchanged");
 
     // Not JSON at all, a wrong role, a missing text: each rejects the batch.
@@ -210,11 +186,9 @@ fn jsonl_import_with_one_bad_line_imports_nothing() {
         r#"{"ts":"2026-03-23T03:28:32Z","role":"user"}"#,
     ] {
         write_file(&import, format!("{SEED_USER_LINE}\n{bad}\n").as_bytes());
-        env.cmd()
-            .args(["append", "--user", "U2", "--jsonl"])
+        env.run(["append", "--user", "U2", "--jsonl"])
             .arg(&import)
-            .assert()
-            .code(2);
+            .fails(Exit::Usage);
         assert!(!env.messages_path("U2").exists(), "{bad}");
     }
 }
@@ -228,23 +202,11 @@ fn torn_last_line_is_skipped_kept_and_never_glued() {
     let original = format!("{SEED_USER_LINE}\n{torn}");
     env.write_messages_raw("U1", original.as_bytes());
 
-    let out = env
-        .cmd()
-        .args(["context", "--user", "U1"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert!(
-        stdout_of(&out).contains("[2026-03-23 03:28] User: hi"),
-        "{}",
-        stdout_of(&out)
-    );
-    assert!(
-        stderr_of(&out).contains("warning"),
-        "a skipped line is warned about: {}",
-        stderr_of(&out)
-    );
+    env.run(["context", "--user", "U1"])
+        .succeeds()
+        .stdout_has("[2026-03-23 03:28] User: hi")
+        // A skipped line is warned about.
+        .stderr_has("warning");
     assert_eq!(
         env.read_bytes("U1"),
         original.as_bytes(),
@@ -335,11 +297,9 @@ fn held_user_lock_times_out_with_exit_4_then_append_succeeds_after_release() {
     let mut holder = LockHolder::hold(&env.user_lock_path("U1"));
 
     let started = Instant::now();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "blocked"])
-        .assert()
-        .code(4)
-        .stderr(predicate::str::contains("lock"));
+    env.run(["append", "--user", "U1", "--", "blocked"])
+        .fails(Exit::LockTimeout)
+        .stderr_has("lock");
     let waited = started.elapsed();
     assert!(
         waited >= Duration::from_millis(300),
@@ -396,8 +356,7 @@ fn malformed_config_is_refused_with_line_and_column() {
         &["append", "--user", "U1", "--", "hi"][..],
         &["context", "--user", "U1"][..],
     ] {
-        let out = env.cmd().args(args).assert().code(2).get_output().clone();
-        let stderr = stderr_of(&out);
+        let stderr = env.run(args).fails(Exit::Usage).stderr();
         let at = stderr
             .find("config.json:1:")
             .unwrap_or_else(|| panic!("no file:line: in {stderr}"));
@@ -417,11 +376,9 @@ fn malformed_config_is_refused_with_line_and_column() {
 fn wrong_type_in_config_names_the_key() {
     let env = TestEnv::new();
     env.write_config(r#"{"stm": {"contextWindow": "ten"}}"#);
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("stm.contextWindow"));
+    env.run(["append", "--user", "U1", "--", "hi"])
+        .fails(Exit::Usage)
+        .stderr_has("stm.contextWindow");
     assert!(!env.messages_path("U1").exists());
 }
 
@@ -470,14 +427,11 @@ fn neither_state_dir_nor_channel_uses_the_default_state_dir() {
     );
 
     // context --show-config says which state dir and why.
-    let out = env
-        .cmd_without_state_dir()
+    let shown = Run::new(env.cmd_without_state_dir())
         .env("XDG_STATE_HOME", &xdg)
         .args(["context", "--show-config"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .succeeds()
+        .json();
     assert_eq!(
         shown["stateDir"]["path"],
         xdg.join("claude-session").display().to_string()
@@ -557,18 +511,10 @@ fn empty_or_blank_message_thread_group_and_conversation_ids_are_refused() {
         ("--conversation", ""),
         ("--conversation", "  "),
     ] {
-        let out = env
-            .cmd()
-            .args(["append", "--user", "U1", flag, value, "--", "lost?"])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{flag} {value:?}: {}",
-            stderr_of(&out)
-        );
-        let err = stderr_of(&out);
+        let err = env
+            .run(["append", "--user", "U1", flag, value, "--", "lost?"])
+            .fails(Exit::Usage)
+            .stderr();
         assert!(
             err.contains(flag) && (err.contains("empty") || err.contains("blank")),
             "{flag} {value:?}: the refusal names the flag and why: {err}"
@@ -580,11 +526,8 @@ fn empty_or_blank_message_thread_group_and_conversation_ids_are_refused() {
         );
     }
     // And ask: no call, nothing logged.
-    let out = common::ask(&env)
-        .args(["--user", "U1", "--msg-id", "", "--", "hi"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    env.ask(["--user", "U1", "--msg-id", "", "--", "hi"])
+        .fails(Exit::Usage);
     assert_eq!(env.claude_calls(), 0);
     assert_eq!(env.read_bytes("U1"), before);
 }
@@ -592,21 +535,17 @@ fn empty_or_blank_message_thread_group_and_conversation_ids_are_refused() {
 #[test]
 fn a_time_in_the_future_is_refused_beyond_a_small_clock_skew() {
     let env = TestEnv::new();
-    let out = env
-        .cmd()
-        .args([
-            "append",
-            "--user",
-            "U1",
-            "--ts",
-            "2999-01-01T00:00:00Z",
-            "--",
-            "x",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
-    assert!(stderr_of(&out).contains("future"), "{}", stderr_of(&out));
+    env.run([
+        "append",
+        "--user",
+        "U1",
+        "--ts",
+        "2999-01-01T00:00:00Z",
+        "--",
+        "x",
+    ])
+    .fails(Exit::Usage)
+    .stderr_has("future");
     assert!(!env.messages_path("U1").exists());
     // A minute ahead (clocks of two hosts) is fine.
     let soon = (chrono::Utc::now() + chrono::Duration::seconds(60))
@@ -616,16 +555,12 @@ fn a_time_in_the_future_is_refused_beyond_a_small_clock_skew() {
         .assert()
         .success();
     // An import line from the future is refused too, all or nothing.
-    let out = env
-        .cmd()
-        .args(["append", "--user", "U2", "--jsonl", "-"])
-        .write_stdin(
+    env.run(["append", "--user", "U2", "--jsonl", "-"])
+        .stdin(
             "{\"ts\":\"2026-03-01T00:00:00Z\",\"role\":\"user\",\"text\":\"a\"}\n\
              {\"ts\":\"2999-01-01T00:00:00Z\",\"role\":\"user\",\"text\":\"b\"}\n",
         )
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+        .fails(Exit::Usage);
     assert!(!env.messages_path("U2").exists());
 }
 
@@ -640,12 +575,8 @@ fn a_jsonl_import_cannot_name_a_conversation() {
         "{\"ts\":\"2026-03-01T00:00:00Z\",\"role\":\"user\",\"text\":\"hi\"}\n",
     )
     .unwrap();
-    let out = env
-        .cmd()
-        .args(["append", "--user", "U1", "--conversation", "G1", "--jsonl"])
+    env.run(["append", "--user", "U1", "--conversation", "G1", "--jsonl"])
         .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+        .fails(Exit::Usage);
     assert!(!env.messages_path("U1").exists());
 }

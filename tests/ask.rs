@@ -1,13 +1,13 @@
 //! `ask`: what claude is given (system prompt, stdin, argv), what is logged
 //! around the call, and how timeouts, failures and a missing claude end.
 
-mod common;
-
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, wait_for, yaml_str};
+use crate::common::{
+    Exit, TestEnv, ask, fake_claude, is_dead, read_markdown, stderr_of, stdout_of, wait_for,
+    yaml_str,
+};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
@@ -29,55 +29,6 @@ fn recorded_prompt_mode(env: &TestEnv, n: usize) -> String {
         .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
         .trim()
         .to_owned()
-}
-
-/// The roles of the user's log, in order.
-fn roles(env: &TestEnv, user: &str) -> Vec<String> {
-    env.messages(user)
-        .iter()
-        .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
-        .collect()
-}
-
-/// The YAML frontmatter of a markdown file.
-fn frontmatter(path: &Path) -> serde_yaml::Mapping {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let rest = text
-        .strip_prefix("---\n")
-        .unwrap_or_else(|| panic!("{} starts with ---: {text:?}", path.display()));
-    let end = rest
-        .find("\n---")
-        .unwrap_or_else(|| panic!("{} closes its frontmatter: {text:?}", path.display()));
-    serde_yaml::from_str(&rest[..end])
-        .unwrap_or_else(|e| panic!("frontmatter of {} is YAML ({e}): {text:?}", path.display()))
-}
-
-/// Dead means gone or a zombie: PID 1 of the sandbox does not reap, so a
-/// killed process can stay `Z`, and `kill -0` would still find it.
-fn is_dead(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => {
-            let state = stat
-                .rfind(')')
-                .and_then(|i| stat[i + 1..].split_whitespace().next());
-            state == Some("Z") || state == Some("X")
-        }
-    }
-}
-
-/// The binary with the sealed environment of [`TestEnv::cmd`], as a plain
-/// `std::process::Command`, for spawning several at once.
-fn spawnable_ask(env: &TestEnv) -> Command {
-    let mut cmd = env.process();
-    cmd.arg("ask")
-        .arg("--claude-bin")
-        .arg(fake_claude())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
 }
 
 #[test]
@@ -298,7 +249,7 @@ fn message_on_stdin() {
     assert_eq!(env.claude_call(1).stdin, "from stdin\nsecond line");
     let messages = env.messages("U1");
     assert_eq!(messages[0]["text"], "from stdin\nsecond line");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
 }
 
 #[test]
@@ -343,7 +294,7 @@ fn timeout_kills_claude_and_what_it_started() {
     );
     assert!(stderr_of(&out).contains("timeout") || stderr_of(&out).contains("within"));
     assert_eq!(stdout_of(&out), "");
-    assert_eq!(roles(&env, "U1"), ["user"], "user line kept, no reply");
+    assert_eq!(env.roles("U1"), ["user"], "user line kept, no reply");
     assert_eq!(env.messages("U1")[0]["text"], "slow one");
     let argv = env.claude_call(1).argv;
     let file = value_after(&argv, "--system-prompt-file").expect("a prompt file");
@@ -356,16 +307,14 @@ fn timeout_kills_claude_and_what_it_started() {
 #[test]
 fn claude_exiting_non_zero_is_exit_6_and_keeps_the_user_line() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--system-prompt", "base", "--", "hi"])
+    env.ask(["--user", "U1", "--system-prompt", "base", "--", "hi"])
         .env("FAKE_CLAUDE_EXIT", "3")
         .env("FAKE_CLAUDE_STDERR", "boom")
-        .assert()
-        .code(6)
-        .stdout("")
-        .stderr(predicate::str::contains("boom"));
+        .fails(Exit::ClaudeFailed)
+        .stdout_is("")
+        .stderr_has("boom");
     assert_eq!(env.claude_calls(), 1);
-    assert_eq!(roles(&env, "U1"), ["user"]);
+    assert_eq!(env.roles("U1"), ["user"]);
     assert_eq!(env.messages("U1")[0]["text"], "hi");
     let argv = env.claude_call(1).argv;
     let file = value_after(&argv, "--system-prompt-file").expect("a prompt file");
@@ -378,35 +327,31 @@ fn claude_exiting_non_zero_is_exit_6_and_keeps_the_user_line() {
 #[test]
 fn claude_error_envelope_is_exit_6_and_keeps_the_user_line() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--", "hi"])
+    env.ask(["--user", "U1", "--", "hi"])
         .env("FAKE_CLAUDE_IS_ERROR", "1")
         .env("FAKE_CLAUDE_REPLY", "rate limited")
-        .assert()
-        .code(6)
-        .stdout("")
-        .stderr(predicate::str::contains("rate limited"));
+        .fails(Exit::ClaudeFailed)
+        .stdout_is("")
+        .stderr_has("rate limited");
     assert_eq!(env.claude_calls(), 1);
-    assert_eq!(roles(&env, "U1"), ["user"]);
+    assert_eq!(env.roles("U1"), ["user"]);
 }
 
 #[test]
 fn claude_bin_that_does_not_exist_is_exit_5_and_logs_nothing() {
     let env = TestEnv::new();
-    env.cmd()
-        .args([
-            "ask",
-            "--user",
-            "U1",
-            "--claude-bin",
-            "/nonexistent",
-            "--",
-            "hi",
-        ])
-        .assert()
-        .code(5)
-        .stdout("")
-        .stderr(predicate::str::contains("--claude-bin"));
+    env.run([
+        "ask",
+        "--user",
+        "U1",
+        "--claude-bin",
+        "/nonexistent",
+        "--",
+        "hi",
+    ])
+    .fails(Exit::ClaudeNotFound)
+    .stdout_is("")
+    .stderr_has("--claude-bin");
     assert!(!env.messages_path("U1").exists(), "nothing logged");
     assert_eq!(env.claude_calls(), 0);
 }
@@ -416,13 +361,12 @@ fn no_claude_on_path_is_exit_5_and_logs_nothing() {
     let env = TestEnv::new();
     let empty_bin = env.dir.path().join("empty-bin");
     std::fs::create_dir_all(&empty_bin).unwrap();
-    env.cmd()
+    env.run([] as [&str; 0])
         .env("PATH", &empty_bin)
         .args(["ask", "--user", "U1", "--", "hi"])
-        .assert()
-        .code(5)
-        .stdout("")
-        .stderr(predicate::str::contains("--claude-bin"));
+        .fails(Exit::ClaudeNotFound)
+        .stdout_is("")
+        .stderr_has("--claude-bin");
     assert!(!env.messages_path("U1").exists(), "nothing logged");
     assert_eq!(env.claude_calls(), 0);
 }
@@ -435,13 +379,11 @@ fn claude_bin_that_is_not_executable_is_exit_5_and_logs_nothing() {
     let env = TestEnv::new();
     let not_executable = env.dir.path().join("claude-not-executable");
     std::fs::write(&not_executable, "#!/bin/sh\necho hi\n").unwrap();
-    env.cmd()
-        .args(["ask", "--user", "U1", "--claude-bin"])
+    env.run(["ask", "--user", "U1", "--claude-bin"])
         .arg(&not_executable)
         .args(["--", "hi"])
-        .assert()
-        .code(5)
-        .stderr(predicate::str::contains("--claude-bin"));
+        .fails(Exit::ClaudeNotFound)
+        .stderr_has("--claude-bin");
     assert_eq!(
         env.read_lines("U1"),
         Vec::<String>::new(),
@@ -460,7 +402,7 @@ fn plain_text_output_is_the_reply() {
         .success()
         .stdout("just plain words\n");
     let messages = env.messages("U1");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
     assert_eq!(messages[1]["text"], "just plain words");
     assert!(messages[1].get("costUsd").is_none(), "{}", messages[1]);
 }
@@ -490,14 +432,11 @@ fn usage_cost_and_reply_to_land_on_the_assistant_line() {
 #[test]
 fn json_output_has_reply_user_usage_cost_and_compacted() {
     let env = TestEnv::new();
-    let out = ask(&env)
-        .args(["--json", "--user", "U1", "--", "hi"])
+    let out = env
+        .ask(["--json", "--user", "U1", "--", "hi"])
         .env("FAKE_CLAUDE_COST", "0.5")
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let v: Value = serde_json::from_str(stdout_of(&out).trim()).expect("--json prints JSON");
+        .succeeds();
+    let v: Value = serde_json::from_str(out.stdout().trim()).expect("--json prints JSON");
     assert_eq!(v["reply"], "fake reply to: hi");
     assert_eq!(v["user"], "U1");
     assert_eq!(v["usage"]["input_tokens"], 12);
@@ -505,13 +444,10 @@ fn json_output_has_reply_user_usage_cost_and_compacted() {
     assert_eq!(v["compacted"], json!(false));
 
     // --output-format json is the same as --json.
-    let out = ask(&env)
-        .args(["--output-format", "json", "--user", "U1", "--", "again"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let v: Value = serde_json::from_str(stdout_of(&out).trim()).expect("JSON");
+    let out = env
+        .ask(["--output-format", "json", "--user", "U1", "--", "again"])
+        .succeeds();
+    let v: Value = serde_json::from_str(out.stdout().trim()).expect("JSON");
     assert_eq!(v["reply"], "fake reply to: again");
 }
 
@@ -525,13 +461,10 @@ fn chat_commands_make_no_call_and_log_nothing() {
             .success()
             .stdout(predicate::str::contains("/session"));
     }
-    let out = ask(&env)
-        .args(["--json", "--user", "U1", "--", "/session help"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let v: Value = serde_json::from_str(stdout_of(&out).trim()).expect("JSON");
+    let out = env
+        .ask(["--json", "--user", "U1", "--", "/session help"])
+        .succeeds();
+    let v: Value = serde_json::from_str(out.stdout().trim()).expect("JSON");
     assert_eq!(v["user"], "U1");
     assert!(v["reply"].as_str().unwrap_or_default().contains("/session"));
     assert_eq!(env.claude_calls(), 0, "no LLM call for an in-chat command");
@@ -546,7 +479,7 @@ fn display_name_makes_the_profile_once() {
         .assert()
         .success();
     let path = env.profile_path("U1");
-    let fm = frontmatter(&path);
+    let fm = read_markdown(&path).0;
     assert_eq!(yaml_str(&fm, "user_id"), Some("U1"), "{fm:?}");
     assert_eq!(yaml_str(&fm, "display_name"), Some("Kevin"), "{fm:?}");
     let before = std::fs::read(&path).unwrap();
@@ -567,7 +500,10 @@ fn display_name_makes_the_profile_once() {
         before,
         "an existing profile is not overwritten"
     );
-    assert_eq!(yaml_str(&frontmatter(&path), "display_name"), Some("Kevin"));
+    assert_eq!(
+        yaml_str(&read_markdown(&path).0, "display_name"),
+        Some("Kevin")
+    );
 }
 
 #[test]
@@ -579,7 +515,7 @@ fn display_name_profile_keeps_numeric_ids_as_strings() {
         .args(["--user", "-100123", "--display-name", "007", "--", "hi"])
         .assert()
         .success();
-    let fm = frontmatter(&env.profile_path("-100123"));
+    let fm = read_markdown(&env.profile_path("-100123")).0;
     assert_eq!(yaml_str(&fm, "user_id"), Some("-100123"), "{fm:?}");
     assert_eq!(yaml_str(&fm, "display_name"), Some("007"), "{fm:?}");
 }
@@ -650,7 +586,9 @@ fn two_concurrent_asks_of_one_user_both_succeed() {
     let children: Vec<_> = ["c-1", "c-2"]
         .iter()
         .map(|id| {
-            spawnable_ask(&env)
+            env.spawnable()
+                .args(["ask", "--claude-bin"])
+                .arg(fake_claude())
                 .args([
                     "--user",
                     "U1",
@@ -698,16 +636,10 @@ fn two_concurrent_asks_of_one_user_both_succeed() {
 #[test]
 fn a_sigterm_to_ask_stops_claude_and_its_children() {
     let env = TestEnv::new();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_claude-session"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.home())
-        .env("FAKE_CLAUDE_LOG", env.claude_log())
-        .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
+    let mut child = env
+        .process()
         .env("FAKE_CLAUDE_SLEEP", "30")
         .env("FAKE_CLAUDE_GRANDCHILD", "1")
-        .arg("--state-dir")
-        .arg(env.state_dir())
         .args(["ask", "--user", "U1", "--claude-bin"])
         .arg(fake_claude())
         .args(["--", "hi"])
@@ -842,13 +774,11 @@ fn compaction_after_ask_uses_the_compaction_model() {
 fn a_message_over_the_size_limit_is_refused_before_anything_is_logged() {
     let env = TestEnv::new();
     let big = "x".repeat(65 * 1024);
-    let out = ask(&env)
-        .args(["--user", "U1"])
-        .write_stdin(big.clone())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
-    let err = stderr_of(&out);
+    let out = env
+        .ask(["--user", "U1"])
+        .stdin(big.clone())
+        .fails(Exit::Usage);
+    let err = out.stderr();
     assert!(err.contains("limits.maxMessageBytes"), "{err}");
     assert!(
         err.len() < 1000,
@@ -857,21 +787,14 @@ fn a_message_over_the_size_limit_is_refused_before_anything_is_logged() {
     );
     assert_eq!(env.claude_calls(), 0);
     assert!(!env.messages_path("U1").exists());
-    let out = env
-        .cmd()
-        .args(["append", "--user", "U1"])
-        .write_stdin(big)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    env.run(["append", "--user", "U1"])
+        .stdin(big)
+        .fails(Exit::Usage);
     assert!(!env.messages_path("U1").exists());
     // A configured limit holds, and a message within it goes through.
     env.write_config(r#"{"limits":{"maxMessageBytes":1000}}"#);
-    let out = ask(&env)
-        .args(["--user", "U1", "--", &"y".repeat(1001)])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    env.ask(["--user", "U1", "--", &"y".repeat(1001)])
+        .fails(Exit::Usage);
     ask(&env)
         .args(["--user", "U1", "--", &"y".repeat(1000)])
         .assert()
@@ -883,17 +806,11 @@ fn a_reply_over_the_size_cap_is_stored_cut_and_printed_whole() {
     let env = TestEnv::new();
     env.write_config(r#"{"limits":{"maxReplyBytes":4096}}"#);
     let reply = "é".repeat(5000);
-    let out = ask(&env)
-        .args(["--user", "U1", "--", "talk a lot"])
+    let out = env
+        .ask(["--user", "U1", "--", "talk a lot"])
         .env("FAKE_CLAUDE_REPLY", &reply)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    assert_eq!(
-        stdout_of(&out).trim_end(),
-        reply,
-        "the reply is printed whole"
-    );
+        .succeeds();
+    assert_eq!(out.stdout().trim_end(), reply, "the reply is printed whole");
     let stored = env.messages("U1")[1]["text"].as_str().unwrap().to_owned();
     assert!(stored.len() <= 4096, "{} bytes stored", stored.len());
     assert!(stored.starts_with("éé"), "{stored}");
@@ -910,7 +827,10 @@ fn an_erase_during_an_ask_is_final() {
         .args(["append", "--user", "U1", "--", "something private"])
         .assert()
         .success();
-    let child = spawnable_ask(&env)
+    let child = env
+        .spawnable()
+        .args(["ask", "--claude-bin"])
+        .arg(fake_claude())
         .args(["--user", "U1", "--msg-id", "m-1", "--", "slow question"])
         .env("FAKE_CLAUDE_SLEEP", "2")
         .spawn()
@@ -947,12 +867,10 @@ fn an_attachment_that_is_missing_a_folder_or_a_device_is_refused() {
         (folder.display().to_string(), "not a regular file"),
         ("/dev/zero".to_owned(), "not a regular file"),
     ] {
-        let out = ask(&env)
-            .args(["--user", "U1", "--attach", &path, "--", "look"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{path}: {}", stderr_of(&out));
-        let err = stderr_of(&out);
+        let out = env
+            .ask(["--user", "U1", "--attach", &path, "--", "look"])
+            .fails(Exit::Usage);
+        let err = out.stderr();
         assert!(
             err.contains("--attach") && err.contains(why),
             "{path}: {err}"

@@ -3,16 +3,14 @@
 //! alone, `--all` over many users, appends racing a compaction, two
 //! compactions at once, auto-compaction after `ask` and a garbage journal.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
-    Snapshot, TestEnv, differences, fake_claude, gunzip, read_markdown, snapshot_tree, stderr_of,
-    stdout_of, wait_for, write_file, yaml_str,
+use crate::common::{
+    Run, Snapshot, TestEnv, compaction_reply, differences, fake_claude, line_with, read_markdown,
+    snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
 };
 use serde_json::{Value, json};
 
@@ -21,18 +19,17 @@ const SUMMARY_2: &str = "Kevin passed a mock TOEIC test with 820 points.";
 
 /// The structured answer the fake claude gives to a compaction call.
 fn answer(summary: &str) -> String {
-    json!({
-        "summary": summary,
-        "facts": {
+    compaction_reply(
+        summary,
+        json!({
             "name": "Kevin",
             "language": "Traditional Chinese",
             "timezone": "Asia/Taipei",
             "preferences": ["short answers", "no emoji"],
             "topics": ["TOEIC 860 preparation"],
             "tags": ["English", "exam"]
-        }
-    })
-    .to_string()
+        }),
+    )
 }
 
 /// `compact` with the fake claude, given explicitly, answering `SUMMARY_1`.
@@ -60,11 +57,6 @@ fn spawn_compact(env: &TestEnv, user: &str, extra_env: &[(&str, &str)]) -> Child
     cmd.spawn().expect("spawn compact")
 }
 
-/// A plain message line, as the seed writes it.
-fn line(id: &str, ts: &str, text: &str) -> String {
-    json!({"ts": ts, "role": "user", "text": text, "msgId": id}).to_string()
-}
-
 /// Sixty lines over three UTC days, some in shapes this tool would not
 /// write itself (other key order, spaces, unknown fields, a UTC offset
 /// whose UTC date is the day before, milliseconds at midnight).
@@ -90,7 +82,7 @@ fn sixty_lines() -> Vec<String> {
                 40 => format!(
                     r#"{{"ts":"2026-03-22T00:00:00.000Z","role":"user","text":"midnight {i}","msgId":"m{i}","attachments":[{{"type":"image","path":"/tmp/a.png","name":"a.png","size":3}}]}}"#
                 ),
-                _ => line(&format!("m{i}"), &ts, &format!("message {i}")),
+                _ => line_with(&ts, "user", &format!("message {i}"), &[("msgId", &format!("m{i}"))]),
             }
         })
         .collect()
@@ -114,38 +106,6 @@ fn msg_id(line: &str) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no msgId: {line:?}"))
         .to_owned()
-}
-
-/// Every archive of a user: file name → decoded bytes.
-fn archives(env: &TestEnv, user: &str) -> BTreeMap<String, Vec<u8>> {
-    let dir = env.archive_dir(user);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return BTreeMap::new();
-    };
-    entries
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl.gz"))
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                gunzip(&e.path()),
-            )
-        })
-        .collect()
-}
-
-/// Every archived line of a user, over all days.
-fn archived_lines(env: &TestEnv, user: &str) -> Vec<String> {
-    archives(env, user)
-        .values()
-        .flat_map(|bytes| {
-            String::from_utf8(bytes.clone())
-                .expect("UTF-8 archive")
-                .lines()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 /// Expected archives: file name → the lines, in order, each with `\n`.
@@ -260,7 +220,7 @@ fn compaction_keeps_the_newest_window_raw_and_archives_the_rest_by_utc_day() {
         String::from_utf8_lossy(&expected["messages-2026-03-20.jsonl.gz"]).contains("offset 25"),
         "the +09:00 line belongs to the UTC day before"
     );
-    let got = archives(&env, "U1");
+    let got = env.archives("U1");
     assert_eq!(
         got.keys().collect::<Vec<_>>(),
         expected.keys().collect::<Vec<_>>()
@@ -299,7 +259,12 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
             } else {
                 format!("2026-03-23T09:{:02}:00Z", i - 80)
             };
-            line(&format!("m{i}"), &ts, &format!("message {i}"))
+            line_with(
+                &ts,
+                "user",
+                &format!("message {i}"),
+                &[("msgId", &format!("m{i}"))],
+            )
         })
         .collect();
     env.import("U1", &more);
@@ -340,7 +305,7 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
     let all: Vec<String> = first.iter().chain(&more).cloned().collect();
     assert_eq!(env.read_lines("U1"), all[100..].to_vec());
     let expected = by_day(&all[..100]);
-    let got = archives(&env, "U1");
+    let got = env.archives("U1");
     assert_eq!(
         got.keys().collect::<Vec<_>>(),
         expected.keys().collect::<Vec<_>>()
@@ -376,7 +341,14 @@ fn a_failed_claude_call_changes_nothing_on_disk() {
     env.import("U1", &sixty_lines());
     compact(&env).args(["--user", "U1"]).assert().success();
     let more: Vec<String> = (60..110)
-        .map(|i| line(&format!("m{i}"), "2026-03-22T21:00:00Z", "more"))
+        .map(|i| {
+            line_with(
+                "2026-03-22T21:00:00Z",
+                "user",
+                "more",
+                &[("msgId", &format!("m{i}"))],
+            )
+        })
         .collect();
     env.import("U1", &more);
 
@@ -528,7 +500,7 @@ fn a_profile_that_facts_cannot_be_merged_into_does_not_fail_a_done_compaction() 
 
     // What was done is done either way.
     assert_eq!(env.read_lines("U1"), lines[50..].to_vec());
-    assert_eq!(archives(&env, "U1"), by_day(&lines[..50]));
+    assert_eq!(env.archives("U1"), by_day(&lines[..50]));
     assert!(summary_path(&env, "U1").exists());
     assert_eq!(
         std::fs::read_to_string(env.profile_path("U1")).unwrap(),
@@ -608,7 +580,7 @@ fn under_the_threshold_nothing_is_compacted_unless_forced() {
         .success();
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1"), lines[40..50].to_vec());
-    assert_eq!(archives(&env, "U1"), by_day(&lines[..40]));
+    assert_eq!(env.archives("U1"), by_day(&lines[..40]));
 
     // Forced again, within the window: nothing to do, no call.
     let out = compact(&env)
@@ -688,10 +660,11 @@ fn compact_all_over_a_thousand_users_calls_claude_only_for_those_over_the_thresh
         let mut bytes = Vec::new();
         for i in 0..count {
             bytes.extend_from_slice(
-                line(
-                    &format!("{user}-{i}"),
+                line_with(
                     &format!("2026-03-{:02}T10:{:02}:00Z", 20 + i / 30, i % 60),
+                    "user",
                     &format!("hello {i}"),
+                    &[("msgId", &format!("{user}-{i}"))],
                 )
                 .as_bytes(),
             );
@@ -719,9 +692,14 @@ fn compact_all_over_a_thousand_users_calls_claude_only_for_those_over_the_thresh
             assert_eq!(lines.len(), 10, "{user}");
             assert_eq!(
                 lines[0],
-                line(&format!("{user}-50"), "2026-03-21T10:50:00Z", "hello 50")
+                line_with(
+                    "2026-03-21T10:50:00Z",
+                    "user",
+                    "hello 50",
+                    &[("msgId", &format!("{user}-50"))]
+                )
             );
-            assert_eq!(archived_lines(&env, user).len(), 50, "{user}");
+            assert_eq!(env.archived_lines(user).len(), 50, "{user}");
             assert!(summary_path(&env, user).exists(), "{user}");
         } else {
             assert_eq!(&now, bytes, "{user} unchanged");
@@ -745,15 +723,16 @@ fn appends_during_the_llm_call_are_kept_and_every_message_is_in_one_place_once()
     );
     let initial: Vec<String> = (0..460)
         .map(|i| {
-            line(
-                &format!("old-{i}"),
+            line_with(
                 &format!(
                     "2026-03-{:02}T{:02}:{:02}:00Z",
                     20 + i / 200,
                     (i / 60) % 24,
                     i % 60
                 ),
+                "user",
                 &format!("old message {i}"),
+                &[("msgId", &format!("old-{i}"))],
             )
         })
         .collect();
@@ -818,10 +797,7 @@ fn appends_during_the_llm_call_are_kept_and_every_message_is_in_one_place_once()
     );
 
     // STM and archive together: every message exactly once.
-    let archived: Vec<String> = archived_lines(&env, "U1")
-        .iter()
-        .map(|l| msg_id(l))
-        .collect();
+    let archived: Vec<String> = env.archived_lines("U1").iter().map(|l| msg_id(l)).collect();
     let mut everywhere: HashMap<String, usize> = HashMap::new();
     for id in ids.iter().chain(&archived) {
         *everywhere.entry(id.clone()).or_default() += 1;
@@ -885,20 +861,11 @@ fn a_second_concurrent_compaction_of_the_same_user_returns_at_once() {
 /// `ask --json` whose ask call gets the default fake reply and whose
 /// compaction call (recognised by its prompt) gets the JSON answer. No
 /// --msg-id: the same id twice would be a redelivery, answered from disk.
-fn ask(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.args(["--json", "ask", "--user", "U1"])
-        .arg("--claude-bin")
+fn ask_u1(env: &TestEnv) -> Run {
+    env.run(["--json", "ask", "--user", "U1", "--claude-bin"])
         .arg(fake_claude())
         .env("FAKE_CLAUDE_MATCH_1", "Older messages to fold in")
-        .env("FAKE_CLAUDE_REPLY_1", answer(SUMMARY_1));
-    cmd
-}
-
-fn ask_json(out: &std::process::Output) -> Value {
-    assert!(out.status.success(), "ask failed: {}", stderr_of(out));
-    serde_json::from_str(&stdout_of(out))
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout_of(out)))
+        .env("FAKE_CLAUDE_REPLY_1", answer(SUMMARY_1))
 }
 
 #[test]
@@ -910,14 +877,20 @@ fn ask_over_the_threshold_compacts_inline_before_it_exits() {
     let lines = sixty_lines();
     // 40 + question + reply = 42: not over; no compaction.
     env.import("U1", &lines[..40]);
-    let json = ask_json(&ask(&env).args(["--", "first question"]).output().unwrap());
+    let json = ask_u1(&env)
+        .args(["--", "first question"])
+        .succeeds()
+        .json();
     assert_eq!(json["compacted"], false);
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1").len(), 42);
 
     // 42 + 8 = 50, + question + reply = 52: over.
     env.import("U1", &lines[40..48]);
-    let json = ask_json(&ask(&env).args(["--", "are we there yet"]).output().unwrap());
+    let json = ask_u1(&env)
+        .args(["--", "are we there yet"])
+        .succeeds()
+        .json();
     assert_eq!(json["compacted"], true, "{json}");
     assert_eq!(json["reply"], "fake reply to: are we there yet");
     assert_eq!(env.claude_calls(), 3, "ask, then the compaction");
@@ -939,7 +912,7 @@ fn ask_over_the_threshold_compacts_inline_before_it_exits() {
         Some(42)
     );
     assert_eq!(body.trim(), SUMMARY_1);
-    assert_eq!(archived_lines(&env, "U1").len(), 42);
+    assert_eq!(env.archived_lines("U1").len(), 42);
 }
 
 #[test]
@@ -947,12 +920,10 @@ fn ask_with_no_compact_leaves_the_log_over_the_threshold() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     env.import("U1", &sixty_lines()[..49]);
-    let json = ask_json(
-        &ask(&env)
-            .args(["--no-compact", "--", "hello"])
-            .output()
-            .unwrap(),
-    );
+    let json = ask_u1(&env)
+        .args(["--no-compact", "--", "hello"])
+        .succeeds()
+        .json();
     assert_eq!(json["compacted"], false, "{json}");
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1").len(), 51);
@@ -979,13 +950,11 @@ fn background_compaction_follows_the_reply(config: &str) {
     env.import("U1", &sixty_lines()[..49]);
     // Every fake call sleeps 1 s: right after ask returns, the background
     // compaction is still inside its own call.
-    let json = ask_json(
-        &ask(&env)
-            .args(["--", "hello"])
-            .env("FAKE_CLAUDE_SLEEP", "1")
-            .output()
-            .unwrap(),
-    );
+    let json = ask_u1(&env)
+        .args(["--", "hello"])
+        .env("FAKE_CLAUDE_SLEEP", "1")
+        .succeeds()
+        .json();
     assert_eq!(json["compacted"], true, "{json}");
     assert_eq!(
         env.read_lines("U1").len(),
@@ -1004,7 +973,7 @@ fn background_compaction_follows_the_reply(config: &str) {
     );
     assert_eq!(env.claude_calls(), 2);
     assert!(summary_path(&env, "U1").exists());
-    assert_eq!(archived_lines(&env, "U1").len(), 41);
+    assert_eq!(env.archived_lines("U1").len(), 41);
     // Let the detached process finish before the folder goes away.
     wait_for(Duration::from_secs(5), Duration::from_millis(50), || {
         !env.journal_path("U1").exists()
@@ -1037,7 +1006,7 @@ fn garbage_journal_is_removed(garbage: &[u8]) {
     );
     assert!(!env.journal_path("U1").exists(), "the journal is removed");
     assert_eq!(env.read_lines("U1"), lines[50..].to_vec());
-    assert_eq!(archives(&env, "U1"), by_day(&lines[..50]));
+    assert_eq!(env.archives("U1"), by_day(&lines[..50]));
     assert_eq!(env.claude_calls(), 1);
 }
 
@@ -1156,15 +1125,12 @@ fn background_compaction_reaches_a_conversation() {
             .success();
     }
     let out = env
-        .cmd()
-        .args(["ask", "--json", "--user", "U1", "--conversation", "G1"])
+        .run(["ask", "--json", "--user", "U1", "--conversation", "G1"])
         .arg("--claude-bin")
-        .arg(common::fake_claude())
+        .arg(crate::common::fake_claude())
         .args(["--", "hello"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    assert_eq!(ask_json(&out)["compacted"], true);
+        .succeeds();
+    assert_eq!(out.json()["compacted"], true);
     let done = wait_for(Duration::from_secs(20), Duration::from_millis(50), || {
         env.read_lines("#G1").len() == 10
     });

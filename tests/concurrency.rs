@@ -1,13 +1,11 @@
 //! Many processes appending to one user at once: every record lands whole,
 //! on its own line, none lost, each writer's records in its own order.
 
-mod common;
-
 use std::collections::HashMap;
 use std::process::Stdio;
 use std::time::Instant;
 
-use common::TestEnv;
+use crate::common::TestEnv;
 
 const WRITERS: usize = 16;
 const PER_WRITER: usize = 200;

@@ -1,9 +1,7 @@
 //! `context`: the memory block in the seed's format, read back from what
 //! `append` (or the TypeScript seed) wrote, its window and its size budget.
 
-mod common;
-
-use common::{TestEnv, stderr_of, stdout_of, write_file};
+use crate::common::{Exit, TestEnv, stderr_of, stdout_of, write_file};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -13,27 +11,17 @@ const SEED_LINES: [&str; 2] = [
 ];
 
 fn context_text(env: &TestEnv, user: &str, extra: &[&str]) -> String {
-    let out = env
-        .cmd()
-        .args(["context", "--user", user])
+    env.run(["context", "--user", user])
         .args(extra)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    stdout_of(&out)
+        .succeeds()
+        .stdout()
 }
 
 fn context_json(env: &TestEnv, user: &str, extra: &[&str]) -> Value {
-    let out = env
-        .cmd()
-        .args(["--json", "context", "--user", user])
+    env.run(["--json", "context", "--user", user])
         .args(extra)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    serde_json::from_str(stdout_of(&out).trim()).expect("context --json prints one JSON value")
+        .succeeds()
+        .json()
 }
 
 /// Append `count` messages `msg 0` … with increasing minutes.
@@ -137,20 +125,12 @@ fn seed_written_lines_are_read_unchanged() {
     let content = format!("{}\n{}\n", SEED_LINES[0], SEED_LINES[1]);
     env.write_messages_raw("U1", content.as_bytes());
 
-    let out = env
-        .cmd()
-        .args(["context", "--user", "U1"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert_eq!(
-        stdout_of(&out),
+    let out = env.run(["context", "--user", "U1"]).succeeds().stdout_is(
         "[Recent messages]\n\
          [2026-03-23 03:28] User: hi\n\
-         [2026-03-23 03:28] Assistant: Hello!\n"
+         [2026-03-23 03:28] Assistant: Hello!\n",
     );
-    assert_eq!(stderr_of(&out), "", "seed lines need no warning");
+    assert_eq!(out.stderr(), "", "seed lines need no warning");
 
     let json = context_json(&env, "U1", &[]);
     for (i, seed) in SEED_LINES.iter().enumerate() {
@@ -414,9 +394,8 @@ fn multi_line_text_cannot_forge_a_turn_or_a_section() {
 #[test]
 fn context_requires_a_user() {
     let env = TestEnv::new();
-    env.cmd()
+    env.run([] as [&str; 0])
         .arg("context")
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--user"));
+        .fails(Exit::Usage)
+        .stderr_has("--user");
 }

@@ -6,14 +6,12 @@
 //! `CRASH_ITERATIONS=<n>` the number of rounds. Every assertion message
 //! names the seed and the iteration.
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of, temp_files, write_file};
+use crate::common::{TestEnv, fake_claude, stderr_of, temp_files, write_file};
 use serde_json::{Value, json};
 
 const DEFAULT_SEED: u64 = 0x2026_0323_C0FF_EE01;

@@ -1,18 +1,18 @@
 //! `doctor`: each check says ok or what to fix; any failure exits non-zero.
 
-mod common;
+use std::process::Output;
 
-use common::{TestEnv, fake_claude, stdout_of, write_file};
+use crate::common::{Exit, Run, TestEnv, fake_claude, write_file};
 use serde_json::Value;
 
-fn doctor(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.env("CLAUDE_BIN", fake_claude()).arg("doctor");
-    cmd
+fn doctor(env: &TestEnv) -> Run {
+    env.run(["doctor"]).env("CLAUDE_BIN", fake_claude())
 }
 
-fn checks(out: &std::process::Output) -> Value {
-    serde_json::from_str(&stdout_of(out)).unwrap_or_else(|e| panic!("{e}: {}", stdout_of(out)))
+/// The `--json` report, whatever the exit code.
+fn checks(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn status<'a>(report: &'a Value, name: &str) -> &'a str {
@@ -34,13 +34,11 @@ fn a_ready_setup_passes_and_says_so() {
         .assert()
         .success();
     env.write_config(r#"{"ask": {"tools": ["Read"]}}"#);
-    let out = doctor(&env)
+    let report = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stdout_of(&out));
-    let report = checks(&out);
+        .succeeds()
+        .json();
     assert_eq!(report["ok"], true, "{report}");
     // The fake claude is not the tested release: a warning, not a failure.
     assert_eq!(status(&report, "claude"), "warn", "{report}");
@@ -62,8 +60,7 @@ fn the_file_system_and_the_state_dirs_source_are_named() {
     let out = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
         .arg("--json")
-        .output()
-        .unwrap();
+        .output();
     let report = checks(&out);
     assert_eq!(status(&report, "file-system"), "ok", "{report}");
     let detail = |name: &str| {
@@ -84,9 +81,7 @@ fn the_file_system_and_the_state_dirs_source_are_named() {
 fn missing_auth_fails_and_names_both_ways() {
     let env = TestEnv::new();
     env.write_config("{}");
-    let out = doctor(&env).output().unwrap();
-    assert_eq!(out.status.code(), Some(6));
-    let text = stdout_of(&out);
+    let text = doctor(&env).fails(Exit::ClaudeFailed).stdout();
     assert!(text.contains("FAIL  auth"), "{text}");
     assert!(
         text.contains("ANTHROPIC_API_KEY") && text.contains("CLAUDE_CODE_OAUTH_TOKEN"),
@@ -106,8 +101,7 @@ fn a_world_readable_state_dir_and_a_bad_config_fail() {
     let out = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
         .arg("--json")
-        .output()
-        .unwrap();
+        .output();
     assert!(!out.status.success());
     let report = checks(&out);
     assert_eq!(report["ok"], false);
@@ -120,19 +114,11 @@ fn a_world_readable_state_dir_and_a_bad_config_fail() {
 fn claude_not_found_fails_with_its_code() {
     let env = TestEnv::new();
     env.write_config("{}");
-    let out = env
-        .cmd()
+    env.run(["doctor"])
         .env("CLAUDE_BIN", "/nonexistent/claude")
         .env("ANTHROPIC_API_KEY", "sk-test")
-        .arg("doctor")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(5));
-    assert!(
-        stdout_of(&out).contains("FAIL  claude"),
-        "{}",
-        stdout_of(&out)
-    );
+        .fails(Exit::ClaudeNotFound)
+        .stdout_has("FAIL  claude");
 }
 
 #[test]
@@ -148,8 +134,7 @@ fn a_bare_tool_in_allowed_tools_is_warned_about() {
     let out = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
         .arg("--json")
-        .output()
-        .unwrap();
+        .output();
     let report = checks(&out);
     assert_eq!(status(&report, "config"), "warn", "{report}");
     let text = report.to_string();

@@ -2,12 +2,10 @@
 //! hide, or hold separators or control characters are usage errors that
 //! touch nothing; the ids real platforms use work as they are.
 
-mod common;
-
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt as _;
 
-use common::TestEnv;
+use crate::common::{Exit, TestEnv};
 use predicates::prelude::*;
 
 /// Nothing may exist under `stm/`, nor anywhere the id could point to.
@@ -47,7 +45,10 @@ fn refused(env: &TestEnv, id: &[u8]) {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("user id").or(predicate::str::contains("UTF-8")));
-    env.cmd().arg("context").arg(&user).assert().code(2);
+    env.run([] as [&str; 0])
+        .arg("context")
+        .arg(&user)
+        .fails(Exit::Usage);
     assert_nothing_created(env, id);
 }
 
@@ -95,7 +96,7 @@ fn nul_byte_cannot_be_passed_as_an_argument() {
     let env = TestEnv::new();
     let mut user = OsString::from("--user=");
     user.push(OsString::from_vec(b"a\0b".to_vec()));
-    let err = std::process::Command::new(common::binary())
+    let err = std::process::Command::new(crate::common::binary())
         .arg("--state-dir")
         .arg(env.state_dir())
         .arg("append")

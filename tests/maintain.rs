@@ -3,15 +3,13 @@
 //! `--only`, `--jobs`, `--max-llm-calls`, idempotency, a failure in one
 //! user, two overlapping runs and the shape of the report.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
-    Snapshot, TestEnv, differences, fake_claude, gunzip, read_markdown, snapshot_tree, stderr_of,
-    stdout_of, wait_for, write_file,
+use crate::common::{
+    Exit, Run, Snapshot, TestEnv, differences, fake_claude, gunzip, line, read_markdown,
+    snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
 };
 use serde_json::{Value, json};
 
@@ -28,10 +26,8 @@ const TASKS: [&str; 7] = [
 // --- helpers -------------------------------------------------------------------
 
 /// `maintain` with the fake claude given explicitly.
-fn maintain(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.arg("maintain").arg("--claude-bin").arg(fake_claude());
-    cmd
+fn maintain(env: &TestEnv) -> Run {
+    env.run(["maintain", "--claude-bin"]).arg(fake_claude())
 }
 
 /// The same as [`maintain`], as a `std::process::Command` to spawn.
@@ -50,27 +46,10 @@ fn maintain_process(env: &TestEnv, args: &[&str], extra_env: &[(&str, &str)]) ->
     cmd
 }
 
-fn report_of(out: &std::process::Output) -> Value {
-    serde_json::from_str(stdout_of(out).trim()).unwrap_or_else(|e| {
-        panic!(
-            "the report is not JSON ({e}); stdout: {:?}; stderr: {}",
-            stdout_of(out),
-            stderr_of(out)
-        )
-    })
-}
-
 /// Run `maintain --json ARGS`, expect success, return the report.
+#[track_caller]
 fn run(env: &TestEnv, args: &[&str]) -> Value {
-    let out = maintain(env).arg("--json").args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "maintain {args:?} failed ({:?}); stdout: {}; stderr: {}",
-        out.status,
-        stdout_of(&out),
-        stderr_of(&out)
-    );
-    report_of(&out)
+    maintain(env).arg("--json").args(args).succeeds().json()
 }
 
 fn task<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -89,11 +68,6 @@ fn task_names(report: &Value) -> Vec<String> {
         .iter()
         .map(|t| t["task"].as_str().expect("task name").to_owned())
         .collect()
-}
-
-/// A seed-format user line.
-fn line(ts: &str, text: &str) -> String {
-    json!({"ts": ts, "role": "user", "text": text}).to_string()
 }
 
 /// `touch -d WHEN path`.
@@ -132,13 +106,6 @@ fn names_in(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-fn yaml_str(front: &serde_yaml::Mapping, key: &str) -> String {
-    match front.get(key) {
-        Some(serde_yaml::Value::String(s)) => s.clone(),
-        other => panic!("frontmatter {key} is not a string: {other:?} in {front:?}"),
-    }
 }
 
 fn yaml_u64(front: &serde_yaml::Mapping, key: &str) -> u64 {
@@ -199,9 +166,12 @@ fn stm_expiry_archives_idle_users_byte_for_byte_and_leaves_active_ones_alone() {
     let profile = "---\nuser_id: U1\nname: Kevin\n---\n\nLikes tea.\n";
     write_file(&profile_path, profile.as_bytes());
     // Active: one day idle; and one just under three days idle.
-    env.import("U2", &[line("2026-03-22T08:00:00Z", "recent")]);
+    env.import("U2", &[line("2026-03-22T08:00:00Z", "user", "recent")]);
     write_file(&env.stm_dir("U2").join("summary.md"), b"U2 summary\n");
-    env.import("U3", &[line("2026-03-20T13:00:00Z", "almost three days")]);
+    env.import(
+        "U3",
+        &[line("2026-03-20T13:00:00Z", "user", "almost three days")],
+    );
     let u2_before = env.read_bytes("U2");
     let u3_before = env.read_bytes("U3");
 
@@ -274,12 +244,15 @@ fn stm_expiry_goes_by_the_newest_message_not_the_last_line() {
     let env = TestEnv::new();
     // Active an hour ago; then an admin imports old history
     // (`append --jsonl old-messages.jsonl`), which lands after it.
-    env.import("U4", &[line("2026-03-23T11:00:00Z", "active an hour ago")]);
+    env.import(
+        "U4",
+        &[line("2026-03-23T11:00:00Z", "user", "active an hour ago")],
+    );
     env.import(
         "U4",
         &[
-            line("2026-03-01T10:00:00Z", "imported old 1"),
-            line("2026-03-01T10:05:00Z", "imported old 2"),
+            line("2026-03-01T10:00:00Z", "user", "imported old 1"),
+            line("2026-03-01T10:05:00Z", "user", "imported old 2"),
         ],
     );
     let before = env.read_bytes("U4");
@@ -305,8 +278,12 @@ fn a_stored_line_from_the_future_does_not_pin_expiry() {
         "U5",
         format!(
             "{}\n{}\n",
-            line("2026-03-01T10:00:00Z", "idle for weeks"),
-            line("2999-01-01T00:00:00Z", "a forged or mistyped future time")
+            line("2026-03-01T10:00:00Z", "user", "idle for weeks"),
+            line(
+                "2999-01-01T00:00:00Z",
+                "user",
+                "a forged or mistyped future time"
+            )
         )
         .as_bytes(),
     );
@@ -387,13 +364,10 @@ fn old_broker_logs_are_gzipped_into_the_archive_and_others_stay() {
     // archive/logs is not a user: a whole pass has nothing to say about it,
     // and needs no claude when no LLM work is due.
     let out = env
-        .cmd()
-        .args(["maintain", "--json", "--claude-bin"])
+        .run(["maintain", "--json", "--claude-bin"])
         .arg(env.dir.path().join("no-such-claude"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let report = report_of(&out);
+        .succeeds();
+    let report = out.json();
     assert_eq!(report["errors"], 0, "{report:#}");
     assert_eq!(report["llmCalls"], 0, "{report:#}");
     assert!(archived.exists());
@@ -411,6 +385,7 @@ fn the_compact_task_compacts_only_users_over_the_threshold() {
             .map(|i| {
                 line(
                     &format!("2026-03-20T{:02}:{:02}:00Z", 8 + i / 60, i % 60),
+                    "user",
                     &format!("{user} message {i}"),
                 )
             })
@@ -431,10 +406,8 @@ fn the_compact_task_compacts_only_users_over_the_threshold() {
             "2026-03-20T12:00:00Z",
         ])
         .env("FAKE_CLAUDE_REPLY", COMPACT_REPLY)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let report = report_of(&out);
+        .succeeds();
+    let report = out.json();
 
     assert_eq!(env.claude_calls(), 1, "one call, for U1");
     assert_eq!(report["llmCalls"], 1, "{report:#}");
@@ -469,13 +442,13 @@ fn daily_summaries_start_at_the_daily_hour_one_per_past_day_with_messages() {
     env.import(
         "U1",
         &[
-            line("2026-03-20T08:00:00Z", "alpha morning"),
-            line("2026-03-20T21:30:00Z", "alpha evening"),
-            line("2026-03-21T10:00:00Z", "beta"),
-            line("2026-03-24T01:00:00Z", "message of today"),
+            line("2026-03-20T08:00:00Z", "user", "alpha morning"),
+            line("2026-03-20T21:30:00Z", "user", "alpha evening"),
+            line("2026-03-21T10:00:00Z", "user", "beta"),
+            line("2026-03-24T01:00:00Z", "user", "message of today"),
         ],
     );
-    env.import("U2", &[line("2026-03-21T12:00:00Z", "gamma")]);
+    env.import("U2", &[line("2026-03-21T12:00:00Z", "user", "gamma")]);
 
     let report = run(&env, &["--only", "daily", "--now", "2026-03-24T02:59:59Z"]);
     assert_eq!(
@@ -517,15 +490,15 @@ fn daily_summaries_start_at_the_daily_hour_one_per_past_day_with_messages() {
     );
 
     let (front, body) = read_markdown(&daily_path(&env, "U1", "2026-03-20"));
-    assert_eq!(yaml_str(&front, "user_id"), "U1");
-    assert_eq!(yaml_str(&front, "date"), "2026-03-20");
+    assert_eq!(yaml_str(&front, "user_id"), Some("U1"));
+    assert_eq!(yaml_str(&front, "date"), Some("2026-03-20"));
     assert_eq!(yaml_u64(&front, "message_count"), 2);
     assert_eq!(
-        instant(&yaml_str(&front, "first_message")),
+        instant(yaml_str(&front, "first_message").unwrap()),
         instant("2026-03-20T08:00:00Z")
     );
     assert_eq!(
-        instant(&yaml_str(&front, "last_message")),
+        instant(yaml_str(&front, "last_message").unwrap()),
         instant("2026-03-20T21:30:00Z")
     );
     assert!(
@@ -534,7 +507,7 @@ fn daily_summaries_start_at_the_daily_hour_one_per_past_day_with_messages() {
     );
 
     let (front, _) = read_markdown(&daily_path(&env, "U2", "2026-03-21"));
-    assert_eq!(yaml_str(&front, "user_id"), "U2");
+    assert_eq!(yaml_str(&front, "user_id"), Some("U2"));
     assert_eq!(yaml_u64(&front, "message_count"), 1);
 
     // Each call is given exactly its day's messages.
@@ -561,13 +534,14 @@ fn daily_summaries_read_the_days_compaction_moved_into_the_archive() {
         .map(|i| {
             line(
                 &format!("2026-03-{}T08:{:02}:00Z", 20 + i / 20, i % 20),
+                "user",
                 &format!("msg-{i:02}"),
             )
         })
         .collect();
     env.import("U1", &lines);
 
-    let out = maintain(&env)
+    maintain(&env)
         .args([
             "--json",
             "--only",
@@ -576,9 +550,7 @@ fn daily_summaries_read_the_days_compaction_moved_into_the_archive() {
             "2026-03-22T23:00:00Z",
         ])
         .env("FAKE_CLAUDE_REPLY", COMPACT_REPLY)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+        .succeeds();
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1").len(), 10, "50 archived, 10 kept");
     assert_eq!(
@@ -601,10 +573,16 @@ fn daily_summaries_read_the_days_compaction_moved_into_the_archive() {
         ("2026-03-22", "2026-03-22T08:00:00Z", "2026-03-22T08:19:00Z"),
     ] {
         let (front, _) = read_markdown(&daily_path(&env, "U1", day));
-        assert_eq!(yaml_str(&front, "date"), day);
+        assert_eq!(yaml_str(&front, "date"), Some(day));
         assert_eq!(yaml_u64(&front, "message_count"), 20, "{day}: {front:?}");
-        assert_eq!(instant(&yaml_str(&front, "first_message")), instant(first));
-        assert_eq!(instant(&yaml_str(&front, "last_message")), instant(last));
+        assert_eq!(
+            instant(yaml_str(&front, "first_message").unwrap()),
+            instant(first)
+        );
+        assert_eq!(
+            instant(yaml_str(&front, "last_message").unwrap()),
+            instant(last)
+        );
     }
     let stdins = call_stdins(&env);
     let day22: Vec<&String> = stdins
@@ -625,22 +603,25 @@ fn a_second_run_the_same_day_makes_no_llm_call() {
     );
     // 2026-03-16 … 03-22 is 2026-W12; --now is the Monday after.
     let mut lines = vec![
-        line("2026-03-17T09:00:00Z", "tuesday"),
-        line("2026-03-19T09:00:00Z", "thursday"),
-        line("2026-03-22T09:00:00Z", "sunday"),
+        line("2026-03-17T09:00:00Z", "user", "tuesday"),
+        line("2026-03-19T09:00:00Z", "user", "thursday"),
+        line("2026-03-22T09:00:00Z", "user", "sunday"),
     ];
-    lines
-        .extend((0..55).map(|i| line(&format!("2026-03-23T01:{i:02}:00Z"), &format!("today {i}"))));
+    lines.extend((0..55).map(|i| {
+        line(
+            &format!("2026-03-23T01:{i:02}:00Z"),
+            "user",
+            &format!("today {i}"),
+        )
+    }));
     env.import("U1", &lines);
-    env.import("U2", &[line("2026-03-22T10:00:00Z", "other user")]);
+    env.import("U2", &[line("2026-03-22T10:00:00Z", "user", "other user")]);
 
     let out = maintain(&env)
         .args(["--json", "--now", "2026-03-23T05:00:00Z"])
         .env("FAKE_CLAUDE_REPLY", COMPACT_REPLY)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let first = report_of(&out);
+        .succeeds();
+    let first = out.json();
     // compact U1 + dailies U1 ×3, U2 ×1 + weeklies U1, U2.
     assert_eq!(first["llmCalls"], 7, "{first:#}");
     assert_eq!(env.claude_calls(), 7);
@@ -676,13 +657,13 @@ fn weekly_summaries_across_the_2026_year_end() {
     // an import refuses (the test's clock is --now).
     let lines = [
         // 2026-W52: two days with messages, only one daily.
-        line("2026-12-22T10:00:00Z", "w52 tuesday"),
-        line("2026-12-23T10:00:00Z", "w52 wednesday"),
+        line("2026-12-22T10:00:00Z", "user", "w52 tuesday"),
+        line("2026-12-23T10:00:00Z", "user", "w52 wednesday"),
         // 2026-W53: Monday 2026-12-28 … Sunday 2027-01-03.
-        line("2026-12-28T10:00:00Z", "w53 monday"),
-        line("2026-12-31T22:00:00Z", "w53 new year's eve"),
-        line("2027-01-01T01:00:00Z", "w53 new year"),
-        line("2027-01-03T20:00:00Z", "w53 sunday"),
+        line("2026-12-28T10:00:00Z", "user", "w53 monday"),
+        line("2026-12-31T22:00:00Z", "user", "w53 new year's eve"),
+        line("2027-01-01T01:00:00Z", "user", "w53 new year"),
+        line("2027-01-03T20:00:00Z", "user", "w53 sunday"),
     ];
     env.write_messages_raw("U1", format!("{}\n", lines.join("\n")).as_bytes());
     write_daily(&env, "U1", "2026-12-22", "Daily note 2026-12-22");
@@ -712,8 +693,8 @@ fn weekly_summaries_across_the_2026_year_end() {
         "the ISO week-numbering year, and no weekly for W52 whose 12-23 has no daily"
     );
     let (front, _) = read_markdown(&weekly_path(&env, "U1", "2026-W53"));
-    assert_eq!(yaml_str(&front, "week"), "2026-W53");
-    assert_eq!(yaml_str(&front, "user_id"), "U1");
+    assert_eq!(yaml_str(&front, "week"), Some("2026-W53"));
+    assert_eq!(yaml_str(&front, "user_id"), Some("U1"));
     assert_eq!(yaml_u64(&front, "daily_summaries"), 4);
     let stdin = env.claude_call(1).stdin;
     assert!(stdin.contains("2026-W53"), "{stdin}");
@@ -734,7 +715,7 @@ fn weekly_summaries_across_the_2026_year_end() {
     assert!(daily_path(&env, "U1", "2026-12-23").exists());
     assert_eq!(names_in(&weekly_dir), vec!["2026-W52.md", "2026-W53.md"]);
     let (front, _) = read_markdown(&weekly_path(&env, "U1", "2026-W52"));
-    assert_eq!(yaml_str(&front, "week"), "2026-W52");
+    assert_eq!(yaml_str(&front, "week"), Some("2026-W52"));
     assert_eq!(yaml_u64(&front, "daily_summaries"), 2);
 }
 
@@ -744,7 +725,13 @@ fn weekly_summaries_across_the_2026_year_end() {
 fn max_llm_calls_leaves_the_rest_for_the_next_run() {
     let env = TestEnv::new();
     let lines: Vec<String> = (17..22)
-        .map(|d| line(&format!("2026-03-{d}T10:00:00Z"), &format!("day {d}")))
+        .map(|d| {
+            line(
+                &format!("2026-03-{d}T10:00:00Z"),
+                "user",
+                &format!("day {d}"),
+            )
+        })
         .collect();
     env.import("U1", &lines);
 
@@ -788,7 +775,7 @@ fn dry_run_lists_every_action_and_changes_nothing() {
         r#"{"stm":{"contextWindow":10},"compacting":{"threshold":50,"weeklySummaryDay":1}}"#,
     );
     // stm-expiry: idle since 03-10.
-    env.import("OLD", &[line("2026-03-10T10:00:00Z", "long ago")]);
+    env.import("OLD", &[line("2026-03-10T10:00:00Z", "user", "long ago")]);
     write_file(&env.stm_dir("OLD").join("summary.md"), b"old summary\n");
     // log-rotation.
     let log = env.state_dir().join("logs").join("broker-a.log");
@@ -798,11 +785,17 @@ fn dry_run_lists_every_action_and_changes_nothing() {
     env.import(
         "BIG",
         &(0..60)
-            .map(|i| line(&format!("2026-03-22T10:{i:02}:00Z"), &format!("big {i}")))
+            .map(|i| {
+                line(
+                    &format!("2026-03-22T10:{i:02}:00Z"),
+                    "user",
+                    &format!("big {i}"),
+                )
+            })
             .collect::<Vec<_>>(),
     );
     // weekly: 2026-W12 with all its dailies.
-    env.import("WK", &[line("2026-03-17T10:00:00Z", "tuesday")]);
+    env.import("WK", &[line("2026-03-17T10:00:00Z", "user", "tuesday")]);
     write_daily(&env, "WK", "2026-03-17", "Tuesday");
     // migrate: a group as the previous version wrote it (stm/GRP, not stm/#GRP).
     env.write_messages_raw(
@@ -867,10 +860,8 @@ fn dry_run_lists_every_action_and_changes_nothing() {
     // The text report of a dry run says so too.
     let out = maintain(&env)
         .args(["--dry-run", "--now", "2026-03-23T05:00:00Z"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = stdout_of(&out);
+        .succeeds();
+    let text = out.stdout();
     assert!(text.contains("dry run"), "{text}");
     assert!(text.contains("broker-a.log"), "{text}");
     assert_eq!(differences(&before, &snapshot(&env)), Vec::<String>::new());
@@ -880,7 +871,7 @@ fn dry_run_lists_every_action_and_changes_nothing() {
 #[test]
 fn only_runs_the_named_tasks_and_refuses_unknown_ones() {
     let env = TestEnv::new();
-    env.import("OLD", &[line("2026-03-10T10:00:00Z", "long ago")]);
+    env.import("OLD", &[line("2026-03-10T10:00:00Z", "user", "long ago")]);
     let log = env.state_dir().join("logs").join("broker-a.log");
     write_file(&log, b"log line\n");
     touch(&log, "2026-03-01 00:00:00 UTC");
@@ -908,10 +899,8 @@ fn only_runs_the_named_tasks_and_refuses_unknown_ones() {
     let before = snapshot(&env);
     let out = maintain(&env)
         .args(["--only", "daily,bogus", "--now", "2026-03-23T05:00:00Z"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
-    let stderr = stderr_of(&out);
+        .fails(Exit::Usage);
+    let stderr = out.stderr();
     assert!(stderr.contains("bogus"), "{stderr}");
     for name in TASKS {
         assert!(stderr.contains(name), "the error names {name}: {stderr}");
@@ -925,13 +914,19 @@ fn jobs_run_llm_calls_in_parallel() {
     let env = TestEnv::new();
     for user in ["U1", "U2"] {
         let lines: Vec<String> = (17..21)
-            .map(|d| line(&format!("2026-03-{d}T10:00:00Z"), &format!("{user} {d}")))
+            .map(|d| {
+                line(
+                    &format!("2026-03-{d}T10:00:00Z"),
+                    "user",
+                    &format!("{user} {d}"),
+                )
+            })
             .collect();
         env.import(user, &lines);
     }
 
     let start = Instant::now();
-    let out = maintain(&env)
+    let report = maintain(&env)
         .args([
             "--json",
             "--only",
@@ -942,12 +937,11 @@ fn jobs_run_llm_calls_in_parallel() {
             "2026-03-22T05:00:00Z",
         ])
         .env("FAKE_CLAUDE_SLEEP", "1")
-        .output()
-        .unwrap();
+        .succeeds()
+        .json();
     let elapsed = start.elapsed();
-    assert!(out.status.success(), "{}", stderr_of(&out));
     assert_eq!(env.claude_calls(), 8);
-    assert_eq!(report_of(&out)["llmCalls"], 8);
+    assert_eq!(report["llmCalls"], 8);
     assert!(
         elapsed < Duration::from_secs(6),
         "8 one-second calls on 4 jobs took {elapsed:?}"
@@ -971,15 +965,15 @@ fn jobs_run_llm_calls_in_parallel() {
 #[test]
 fn a_failure_in_one_user_is_reported_and_the_others_are_done() {
     let env = TestEnv::new();
-    env.import("U1", &[line("2026-03-20T10:00:00Z", "one")]);
+    env.import("U1", &[line("2026-03-20T10:00:00Z", "user", "one")]);
     env.import(
         "U2",
         &[
-            line("2026-03-20T10:00:00Z", "two a"),
-            line("2026-03-21T10:00:00Z", "two b"),
+            line("2026-03-20T10:00:00Z", "user", "two a"),
+            line("2026-03-21T10:00:00Z", "user", "two b"),
         ],
     );
-    env.import("U3", &[line("2026-03-21T10:00:00Z", "three")]);
+    env.import("U3", &[line("2026-03-21T10:00:00Z", "user", "three")]);
     // U2's daily folder is a file: writing U2's dailies fails.
     write_file(
         &env.sessions_dir().join("summaries/U2/daily"),
@@ -988,10 +982,8 @@ fn a_failure_in_one_user_is_reported_and_the_others_are_done() {
 
     let out = maintain(&env)
         .args(["--json", "--now", "2026-03-22T05:00:00Z"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
-    let report = report_of(&out);
+        .fails(Exit::State);
+    let report = out.json();
     assert!(report["errors"].as_u64().unwrap() >= 1, "{report:#}");
     let daily_errors = task(&report, "daily")["errors"].as_array().unwrap();
     assert!(!daily_errors.is_empty(), "{report:#}");
@@ -1015,7 +1007,7 @@ fn a_failure_in_one_user_is_reported_and_the_others_are_done() {
 #[test]
 fn an_unreadable_archive_day_is_not_summarised_as_an_empty_day() {
     let env = TestEnv::new();
-    env.import("U1", &[line("2026-03-21T10:00:00Z", "fine")]);
+    env.import("U1", &[line("2026-03-21T10:00:00Z", "user", "fine")]);
     // U3's only record of 03-20 is not gzip at all.
     write_file(
         &env.archive_dir("U3").join("messages-2026-03-20.jsonl.gz"),
@@ -1024,9 +1016,8 @@ fn an_unreadable_archive_day_is_not_summarised_as_an_empty_day() {
 
     let out = maintain(&env)
         .args(["--json", "--only", "daily", "--now", "2026-03-22T05:00:00Z"])
-        .output()
-        .unwrap();
-    let report = report_of(&out);
+        .output();
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report is JSON");
     let stderr = stderr_of(&out);
     assert!(
         daily_path(&env, "U1", "2026-03-21").exists(),
@@ -1052,7 +1043,7 @@ fn an_unreadable_archive_day_is_not_summarised_as_an_empty_day() {
 #[test]
 fn prune_removes_empty_folders_and_stale_temp_files_only() {
     let env = TestEnv::new();
-    env.import("U1", &[line("2026-03-20T10:00:00Z", "hello")]);
+    env.import("U1", &[line("2026-03-20T10:00:00Z", "user", "hello")]);
     write_daily(&env, "U1", "2026-03-20", "kept");
     std::fs::create_dir_all(env.sessions_dir().join("summaries/U9/daily")).unwrap();
     std::fs::create_dir_all(env.sessions_dir().join("summaries/U1/weekly")).unwrap();
@@ -1152,7 +1143,7 @@ fn prune_racing_appends_loses_nothing() {
             let done = &done;
             scope.spawn(move || {
                 for m in 0..MESSAGES {
-                    let out = Command::new(common::binary())
+                    let out = Command::new(crate::common::binary())
                         .env_clear()
                         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
                         .env("HOME", env.home())
@@ -1205,8 +1196,8 @@ fn a_second_concurrent_run_says_so_and_does_nothing() {
     env.import(
         "U1",
         &[
-            line("2026-03-20T10:00:00Z", "a"),
-            line("2026-03-21T10:00:00Z", "b"),
+            line("2026-03-20T10:00:00Z", "user", "a"),
+            line("2026-03-21T10:00:00Z", "user", "b"),
         ],
     );
     let args = ["--only", "daily", "--now", "2026-03-22T05:00:00Z"];
@@ -1260,7 +1251,7 @@ fn a_second_concurrent_run_says_so_and_does_nothing() {
 #[test]
 fn the_json_report_lists_every_task_in_order_with_counts() {
     let env = TestEnv::new();
-    env.import("U1", &[line("2026-03-20T10:00:00Z", "hello")]);
+    env.import("U1", &[line("2026-03-20T10:00:00Z", "user", "hello")]);
 
     let report = run(&env, &["--now", "2026-03-22T05:00:00Z"]);
     assert_eq!(task_names(&report), TASKS.to_vec(), "{report:#}");
@@ -1282,21 +1273,17 @@ fn the_json_report_lists_every_task_in_order_with_counts() {
     // The text report names every task and the totals.
     let out = maintain(&env)
         .args(["--now", "2026-03-22T05:00:00Z"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let text = stdout_of(&out);
+        .succeeds();
+    let text = out.stdout();
     for name in TASKS {
         assert!(text.contains(name), "{text}");
     }
     assert!(text.contains("LLM calls: 0"), "{text}");
 
     // A --now that is not RFC 3339 is a usage error.
-    let out = maintain(&env)
+    maintain(&env)
         .args(["--now", "yesterday"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+        .fails(Exit::Usage);
 }
 
 /// Issue 13, point 5: a person erased while their daily summary is being
@@ -1304,7 +1291,10 @@ fn the_json_report_lists_every_task_in_order_with_counts() {
 #[test]
 fn an_erase_during_a_daily_summary_is_final() {
     let env = TestEnv::new();
-    env.import("U1", &[line("2026-03-20T08:00:00Z", "something private")]);
+    env.import(
+        "U1",
+        &[line("2026-03-20T08:00:00Z", "user", "something private")],
+    );
     let child = maintain_process(
         &env,
         &["--only", "daily", "--now", "2026-03-24T12:00:00Z"],

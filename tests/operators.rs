@@ -2,23 +2,8 @@
 //! that does not exist, an unknown user, a quiet cron run, a reused
 //! message id, a broker that logs replies itself.
 
-mod common;
-
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of};
+use crate::common::{Exit, TestEnv, ask, fake_claude, stdout_of, tree};
 use predicates::prelude::*;
-use serde_json::Value;
-
-fn json_of(out: &std::process::Output) -> Value {
-    serde_json::from_str(stdout_of(out).trim())
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout_of(out), stderr_of(out)))
-}
-
-fn append(env: &TestEnv, user: &str, text: &str) {
-    env.cmd()
-        .args(["append", "--user", user, "--", text])
-        .assert()
-        .success();
-}
 
 // --- 9: a state dir that does not exist -------------------------------------
 
@@ -106,7 +91,7 @@ fn ask_and_append_create_the_state_dir_on_first_use() {
 #[test]
 fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
     let env = TestEnv::new();
-    append(&env, "U1", "hi");
+    env.append(&["--user", "U1"], "hi");
     let out = env.dir.path().join("ghost-export");
     for args in [
         &["session", "status", "--user", "ghost"][..],
@@ -132,9 +117,8 @@ fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
     }
     assert!(!out.exists(), "an empty export was written");
     let locks = env.sessions_dir().join(".locks");
-    let names: Vec<String> = walk(&locks)
-        .iter()
-        .map(|p| p.display().to_string())
+    let names: Vec<String> = tree(&locks)
+        .into_keys()
         .filter(|p| p.contains("ghost"))
         .collect();
     assert!(names.is_empty(), "lock files for an unknown id: {names:?}");
@@ -144,21 +128,8 @@ fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
         .args(["session", "status", "--user", "U1"])
         .assert()
         .success();
-    env.cmd()
-        .args(["session", "status", "--user", "../x"])
-        .assert()
-        .code(2);
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            found.push(entry.path());
-            found.extend(walk(&entry.path()));
-        }
-    }
-    found
+    env.run(["session", "status", "--user", "../x"])
+        .fails(Exit::Usage);
 }
 
 // --- 11: maintain -q and --dry-run --------------------------------------------
@@ -168,11 +139,11 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
     let env = TestEnv::new();
     env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
     for i in 0..5 {
-        append(&env, "U1", &format!("message {i}"));
+        env.append(&["--user", "U1"], &format!("message {i}"));
     }
     // An old broker log to rotate (into archive/logs/, no user folder).
     let log = env.state_dir().join("logs").join("broker-slack.log");
-    common::write_file(&log, b"old\n");
+    crate::common::write_file(&log, b"old\n");
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
     std::fs::File::options()
         .write(true)
@@ -214,32 +185,20 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
 
     // An error: on stderr, with the error's own exit code (5: no claude).
     for i in 5..10 {
-        append(&env, "U1", &format!("message {i}"));
+        env.append(&["--user", "U1"], &format!("message {i}"));
     }
-    let out = env
-        .cmd()
-        .args([
-            "maintain",
-            "-q",
-            "--only",
-            "compact",
-            "--claude-bin",
-            "/nonexistent/claude",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(5), "{}", stderr_of(&out));
-    assert_eq!(stdout_of(&out), "");
-    assert!(
-        stderr_of(&out).contains("compact: U1:"),
-        "{}",
-        stderr_of(&out)
-    );
-    assert!(
-        stderr_of(&out).contains("does not exist"),
-        "{}",
-        stderr_of(&out)
-    );
+    env.run([
+        "maintain",
+        "-q",
+        "--only",
+        "compact",
+        "--claude-bin",
+        "/nonexistent/claude",
+    ])
+    .fails(Exit::ClaudeNotFound)
+    .stdout_is("")
+    .stderr_has("compact: U1:")
+    .stderr_has("does not exist");
 }
 
 #[test]
@@ -256,23 +215,14 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
                 .success();
         }
     }
-    append(&env, "U1", "a");
-    append(&env, "U1", "b");
+    env.append(&["--user", "U1"], "a");
+    env.append(&["--user", "U1"], "b");
     let now = "2026-03-22T12:00:00Z";
     let out = env
-        .cmd()
-        .args([
-            "--json",
-            "maintain",
-            "--dry-run",
-            "--only",
-            "compact,daily",
-            "--now",
-            now,
-        ])
-        .output()
-        .unwrap();
-    let report = json_of(&out);
+        .run(["--json", "maintain"])
+        .args(["--dry-run", "--only", "compact,daily", "--now", now])
+        .succeeds();
+    let report = out.json();
     // U1 over the threshold: 1 compaction; days 20 and 21 of U1 and U2: 4 dailies.
     assert_eq!(report["llmCallsEstimated"], 5, "{report}");
     assert_eq!(report["llmCalls"], 0);
@@ -301,29 +251,26 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
 #[test]
 fn ask_json_flags_a_replay_a_conflict_and_a_budget_stop() {
     let env = TestEnv::new();
-    let first = json_of(
-        &ask(&env)
-            .args(["--json", "--user", "U1", "--msg-id", "m1", "--", "hello"])
-            .output()
-            .unwrap(),
-    );
+    let first = env
+        .ask(["--json", "--user", "U1", "--msg-id", "m1", "--", "hello"])
+        .succeeds()
+        .json();
     assert_eq!(first["replayed"], false, "{first}");
     assert_eq!(first["conflict"], false);
     assert_eq!(first["budgetStopped"], false);
 
-    let again = ask(&env)
-        .args(["--json", "--user", "U1", "--msg-id", "m1", "--", "hello"])
-        .output()
-        .unwrap();
-    let again_json = json_of(&again);
+    let again = env
+        .ask(["--json", "--user", "U1", "--msg-id", "m1", "--", "hello"])
+        .succeeds()
+        .stderr_is("");
+    let again_json = again.json();
     assert_eq!(again_json["replayed"], true, "{again_json}");
     assert_eq!(again_json["conflict"], false);
     assert_eq!(again_json["reply"], "fake reply to: hello");
-    assert!(stderr_of(&again).is_empty(), "{}", stderr_of(&again));
 
     // The same id, other text: not silently the old reply.
-    let reused = ask(&env)
-        .args([
+    let reused = env
+        .ask([
             "--json",
             "--user",
             "U1",
@@ -332,26 +279,24 @@ fn ask_json_flags_a_replay_a_conflict_and_a_budget_stop() {
             "--",
             "something else",
         ])
-        .output()
-        .unwrap();
-    assert!(reused.status.success());
-    let reused_json = json_of(&reused);
+        .succeeds();
+    let reused_json = reused.json();
     assert_eq!(reused_json["conflict"], true, "{reused_json}");
     assert_eq!(reused_json["replayed"], true);
     assert!(
-        stderr_of(&reused).contains("already logged with different text"),
+        reused
+            .stderr()
+            .contains("already logged with different text"),
         "{}",
-        stderr_of(&reused)
+        reused.stderr()
     );
     assert_eq!(env.claude_calls(), 1);
 
     env.write_config(r#"{"budget": {"dailyUsd": 0.01}}"#);
-    let stopped = ask(&env)
-        .args(["--json", "--user", "U1", "--msg-id", "m2", "--", "more"])
-        .output()
-        .unwrap();
-    assert_eq!(stopped.status.code(), Some(7));
-    let stopped_json = json_of(&stopped);
+    let stopped = env
+        .ask(["--json", "--user", "U1", "--msg-id", "m2", "--", "more"])
+        .fails(Exit::OverBudget);
+    let stopped_json = stopped.json();
     assert_eq!(stopped_json["budgetStopped"], true, "{stopped_json}");
     assert_eq!(stopped_json["replayed"], false);
 }
@@ -389,21 +334,17 @@ fn append_reply_to_logs_replies_as_ask_does_and_redelivery_works() {
         .stdout(predicate::str::contains("\"duplicate\":true"));
     assert_eq!(env.messages("U1").len(), 2);
     // A redelivery through ask is answered from the log.
-    let replay = json_of(
-        &ask(&env)
-            .args(["--json", "--user", "U1", "--msg-id", "1711.1", "--", "hi"])
-            .output()
-            .unwrap(),
-    );
+    let replay = env
+        .ask(["--json", "--user", "U1", "--msg-id", "1711.1", "--", "hi"])
+        .succeeds()
+        .json();
     assert_eq!(replay["reply"], "Hello!", "{replay}");
     assert_eq!(replay["replayed"], true);
     assert_eq!(env.claude_calls(), 0);
     // Only an assistant line answers.
-    env.cmd()
-        .args(["append", "--user", "U1", "--reply-to", "1711.1", "--", "x"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--role assistant"));
+    env.run(["append", "--user", "U1", "--reply-to", "1711.1", "--", "x"])
+        .fails(Exit::Usage)
+        .stderr_has("--role assistant");
 }
 
 // --- 4 and 5 on the command line: what the parser accepts ---------------------
@@ -446,10 +387,8 @@ fn a_negative_id_is_accepted_wherever_an_id_goes() {
         env.cmd().args(args).assert().success();
     }
     // A real flag after --user is still a flag (no value given).
-    env.cmd()
-        .args(["session", "show", "--user", "--archive"])
-        .assert()
-        .code(2);
+    env.run(["session", "show", "--user", "--archive"])
+        .fails(Exit::Usage);
 }
 
 /// In chat, `/session clear` from somebody with nothing stored answers so,
@@ -457,15 +396,15 @@ fn a_negative_id_is_accepted_wherever_an_id_goes() {
 #[test]
 fn chat_clear_from_a_stranger_makes_no_lock_file() {
     let env = TestEnv::new();
-    append(&env, "U1", "hi");
+    env.append(&["--user", "U1"], "hi");
     ask(&env)
         .args(["--user", "U2", "--", "/session clear"])
         .assert()
         .success()
         .stdout(predicate::str::contains("no conversation of ours"));
-    let strangers: Vec<_> = walk(&env.sessions_dir())
-        .into_iter()
-        .filter(|p| p.display().to_string().contains("U2"))
+    let strangers: Vec<_> = tree(&env.sessions_dir())
+        .into_keys()
+        .filter(|p| p.contains("U2"))
         .collect();
     assert!(strangers.is_empty(), "{strangers:?}");
 }

@@ -18,6 +18,8 @@ use claude_session::store::tail::{ReverseLines, tail_lines};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
+use crate::common::{HEADERS, is_turn_header, reader_lines};
+
 fn config(cases: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
@@ -430,39 +432,6 @@ proptest! {
 }
 
 // --- 5. no text forges a turn or a section -----------------------------------
-
-/// What a reader may take as a line break (Unicode's mandatory breaks).
-fn reader_lines(text: &str) -> Vec<&str> {
-    text.split([
-        '\n', '\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}',
-    ])
-    .collect()
-}
-
-const HEADERS: [&str; 3] = [
-    "[User profile]",
-    "[Conversation summary]",
-    "[Recent messages]",
-];
-
-/// `[YYYY-MM-DD HH:MM] ` at the start of a line: a turn header.
-fn is_turn_header(line: &str) -> bool {
-    let b = line.as_bytes();
-    let digits = |range: std::ops::Range<usize>| range.into_iter().all(|i| b[i].is_ascii_digit());
-    b.len() >= 19
-        && b[0] == b'['
-        && digits(1..5)
-        && b[5] == b'-'
-        && digits(6..8)
-        && b[8] == b'-'
-        && digits(9..11)
-        && b[11] == b' '
-        && digits(12..14)
-        && b[14] == b':'
-        && digits(15..17)
-        && b[17] == b']'
-        && b[18] == b' '
-}
 
 /// A message for the context: random text, and sometimes the sender
 /// fields a group conversation line carries.

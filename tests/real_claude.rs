@@ -3,13 +3,11 @@
 //! Messages API: what claude does by itself — tools, settings, CLAUDE.md,
 //! title requests, retries, error envelopes — is tested here, not assumed.
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::real_claude::{MockApi, system_text, tool_results, tool_use};
-use common::{TestEnv, stderr_of, write_file};
+use crate::common::real_claude::{MockApi, system_text, tool_results, tool_use};
+use crate::common::{TestEnv, processes_with, stderr_of, write_file};
 use serde_json::{Value, json};
 
 const SECRET_ENV: &str = "SLACK_BOT_TOKEN=xoxb-secret-in-dotenv-4242";
@@ -348,7 +346,7 @@ fn the_oauth_token_alone_authenticates() {
     let mock = MockApi::start();
     mock.push(json!({"text": "hi via oauth"}));
     env.cmd()
-        .env("CLAUDE_BIN", common::real_claude::real_claude())
+        .env("CLAUDE_BIN", crate::common::real_claude::real_claude())
         .env("ANTHROPIC_BASE_URL", mock.base_url())
         .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token")
         .args(["ask", "--user", "U1", "--", "hello"])
@@ -362,25 +360,6 @@ fn the_oauth_token_alone_authenticates() {
         .map(|l| l["headers"].to_string())
         .unwrap();
     assert!(auth.contains("sk-ant-oat01-test-token"), "{auth}");
-}
-
-/// All processes whose command line (or, with `environ`, environment)
-/// contains `needle`.
-fn processes_with(file: &str, needle: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let bytes = std::fs::read(entry.path().join(file)).unwrap_or_default();
-        let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
-        if text.contains(needle) {
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            found.push(format!(
-                "{}: {}",
-                entry.file_name().to_string_lossy(),
-                String::from_utf8_lossy(&cmdline).replace('\0', " ")
-            ));
-        }
-    }
-    found
 }
 
 #[test]

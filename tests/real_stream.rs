@@ -2,16 +2,14 @@
 //! package) against the loopback mock of the Messages API streaming its
 //! answer in chunks with delays between them.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::real_claude::{MockApi, real_claude};
-use common::{
-    TestEnv, event_deltas, event_kinds, redelivered_while_streaming, stderr_of, stdout_of,
-    stream_events,
+use crate::common::real_claude::{MockApi, real_claude};
+use crate::common::{
+    TestEnv, event_deltas, event_kinds, live_processes_with, redelivered_while_streaming,
+    stderr_of, stdout_of, stream_events,
 };
 use serde_json::json;
 
@@ -43,32 +41,6 @@ fn spawn_ask(env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
         .expect("spawn ask")
 }
 
-fn roles(env: &TestEnv, user: &str) -> Vec<String> {
-    env.messages(user)
-        .iter()
-        .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
-        .collect()
-}
-
-/// Pids of the processes whose `file` (`cmdline`, `environ`) holds `needle`.
-fn processes_with(file: &str, needle: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| {
-            let pid = entry.file_name().to_str()?.parse().ok()?;
-            let bytes = std::fs::read(entry.path().join(file)).ok()?;
-            let dead = std::fs::read_to_string(entry.path().join("stat")).map_or(true, |stat| {
-                let state = stat
-                    .rfind(')')
-                    .and_then(|i| stat[i + 1..].split_whitespace().next());
-                matches!(state, Some("Z" | "X"))
-            });
-            (!dead && String::from_utf8_lossy(&bytes).contains(needle)).then_some(pid)
-        })
-        .collect()
-}
-
 fn signal(pid: i32, signal: libc::c_int) {
     // SAFETY: kill(2) on the mock this test started.
     unsafe {
@@ -84,9 +56,10 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
     // 0.25 s between events: under load, claude may fall a little behind
     // the socket; the stream must still be under way when it prints.
     mock.push(json!({"text": text, "chunk_delay": 0.25}));
-    let mock_pid = *processes_with("cmdline", &mock.dir.path().display().to_string())
+    let mock_pid = live_processes_with("cmdline", &mock.dir.path().display().to_string())
         .first()
-        .expect("the mock's process");
+        .expect("the mock's process")
+        .pid;
 
     let mut child = spawn_ask(&env, &mock, &["--user", "U1", "--msg-id", "m1", "--", "hi"]);
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -97,7 +70,7 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
     signal(mock_pid, libc::SIGSTOP);
     std::thread::sleep(Duration::from_millis(1500));
     let running = child.try_wait().unwrap().is_none();
-    let logged_then = roles(&env, "U1");
+    let logged_then = env.roles("U1");
     signal(mock_pid, libc::SIGCONT);
 
     let mut rest = String::new();
@@ -127,7 +100,7 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
     assert!(kinds.len() >= 10, "streamed in pieces: {kinds:?}");
     // The deltas are the reply, as logged and as `done` carries it.
     let messages = env.messages("U1");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
     assert_eq!(messages[1]["text"], text.as_str());
     assert_eq!(event_deltas(&all), text);
     let done = all.last().unwrap();
@@ -169,7 +142,7 @@ fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
     let error = all.last().unwrap();
     assert_eq!(error["exit"].as_i64(), code.map(i64::from));
     assert!(!error["message"].as_str().unwrap().is_empty());
-    assert_eq!(roles(&env, "U1"), ["user"], "user line kept, no reply");
+    assert_eq!(env.roles("U1"), ["user"], "user line kept, no reply");
     // claude did not ask again without streaming (its fallback), which
     // would end on another answer than the one shown.
     assert_eq!(mock.count(), 1);
@@ -203,9 +176,9 @@ fn a_timeout_midway_kills_claude_and_everything_it_started() {
     assert!(kinds.contains(&"delta"), "a delta came before: {kinds:?}");
     assert_eq!(kinds.last(), Some(&"error"));
     assert_eq!(all.last().unwrap()["exit"], 124);
-    assert_eq!(roles(&env, "U1"), ["user"]);
+    assert_eq!(env.roles("U1"), ["user"]);
     // Nothing that was given the mock's address is still running.
-    let left = processes_with("environ", &mock.base_url());
+    let left = live_processes_with("environ", &mock.base_url());
     assert!(left.is_empty(), "left running: {left:?}");
 }
 
@@ -226,5 +199,5 @@ fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text(
     assert_eq!(event_deltas(&second_events), text);
     assert_eq!(event_kinds(&second_events), ["delta", "done"]);
     assert_eq!(mock.count(), 1, "one API request for two deliveries");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
 }

@@ -5,29 +5,15 @@
 //! the mock Messages API: the model's tool calls reach archived lines of
 //! this person and nothing of anyone else's, and built-in tools stay off.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-use common::real_claude::{MockApi, system_text, tool_results, tool_use};
-use common::{TestEnv, gzip_lines, stderr_of, write_file};
+use crate::common::real_claude::{MockApi, system_text, tool_results, tool_use};
+use crate::common::{Exit, TestEnv, gzip_lines, line_with, stderr_of, write_file};
 use serde_json::{Value, json};
 
-fn line(ts: &str, role: &str, text: &str) -> String {
-    json!({"ts": ts, "role": role, "text": text, "channel": "slack"}).to_string()
-}
-
-fn append(env: &TestEnv, args: &[&str], text: &str) {
-    let out = env
-        .cmd()
-        .arg("append")
-        .args(args)
-        .args(["--", text])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "append failed: {}", stderr_of(&out));
-}
+/// The channel field every line of these fixtures carries.
+const SLACK: &[(&str, &str)] = &[("channel", "slack")];
 
 /// Words said once each, so a tool result shows whose memory it read.
 const HOTEL: &str = "Hotel Negresco";
@@ -42,21 +28,21 @@ const TEAM_ONLY: &str = "quokka";
 /// bob (1:1), group `team` (bob and carol), group `fam` (alice and dave).
 fn world(env: &TestEnv) {
     let sessions = env.sessions_dir();
-    append(
-        env,
+    env.append(
         &["--user", "alice", "--ts", "2026-04-20T10:00:00Z"],
         "back from holidays",
     );
     write_file(
         &sessions.join("archive/alice/messages-2026-03-10.jsonl.gz"),
         &gzip_lines(&[
-            line("2026-03-10T08:00:00Z", "user", "good morning"),
-            line(
+            line_with("2026-03-10T08:00:00Z", "user", "good morning", SLACK),
+            line_with(
                 "2026-03-10T08:01:00Z",
                 "user",
                 &format!("we stayed at the {HOTEL} in Nice, next to a {LIGHTHOUSE}"),
+                SLACK,
             ),
-            line("2026-03-10T08:02:00Z", "assistant", "sounds lovely"),
+            line_with("2026-03-10T08:02:00Z", "assistant", "sounds lovely", SLACK),
         ]),
     );
     write_file(
@@ -67,8 +53,7 @@ fn world(env: &TestEnv) {
         &sessions.join("ltm/users/alice.md"),
         b"---\nuser_id: alice\n---\n\n# Profile\n\n- Name: Alice\n- Language: French\n",
     );
-    append(
-        env,
+    env.append(
         &["--user", "bob", "--ts", "2026-03-11T09:00:00Z"],
         &format!("my {BOB_ONLY} drawing is done"),
     );
@@ -76,8 +61,7 @@ fn world(env: &TestEnv) {
         ("bob", "hi team"),
         ("carol", &format!("the {TEAM_ONLY} is fed") as &str),
     ] {
-        append(
-            env,
+        env.append(
             &[
                 "--conversation",
                 "team",
@@ -93,8 +77,7 @@ fn world(env: &TestEnv) {
         ("alice", "hello family".to_owned()),
         ("dave", format!("the old {LIGHTHOUSE} was repainted")),
     ] {
-        append(
-            env,
+        env.append(
             &[
                 "--conversation",
                 "fam",
@@ -323,10 +306,11 @@ fn filters_limits_and_caps() {
     // Many long lines of alice's with one word: a capped result.
     let many: Vec<String> = (0..200)
         .map(|i| {
-            line(
+            line_with(
                 &format!("2026-02-01T10:{:02}:{:02}Z", i / 60, i % 60),
                 "user",
                 &format!("bicycle note {i} {}", "long ".repeat(200)),
+                SLACK,
             )
         })
         .collect();
@@ -416,16 +400,18 @@ fn a_person_sees_their_own_memory_and_the_groups_they_are_in_only() {
         &["--user", "alice", "--conversation", "team"][..],
         &["--user", "alice", "--conversation", "nope"][..],
     ] {
-        let out = env.cmd().arg("mcp").args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
-        assert!(out.stdout.is_empty());
+        let out = env
+            .run([] as [&str; 0])
+            .arg("mcp")
+            .args(args)
+            .fails(Exit::Usage);
+        assert!(out.stdout().is_empty());
     }
     // A group key passed as a person names nobody (conversations live
     // under `#KEY`, never a person's folder): exit 9, as every read
     // command, and no group line is served.
-    let out = env.cmd().args(["mcp", "--user", "team"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(9), "{}", stderr_of(&out));
-    assert!(out.stdout.is_empty());
+    let out = env.run(["mcp", "--user", "team"]).fails(Exit::UnknownUser);
+    assert!(out.stdout().is_empty());
     let out = env
         .cmd()
         .args(["mcp", "--user", "alice", "--conversation", "team"])
@@ -441,8 +427,7 @@ fn a_person_sees_their_own_memory_and_the_groups_they_are_in_only() {
 #[test]
 fn a_missing_state_dir_is_an_error_and_nothing_is_created() {
     let env = TestEnv::new();
-    let out = env.cmd().args(["mcp", "--user", "alice"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    env.run(["mcp", "--user", "alice"]).fails(Exit::State);
     assert!(!env.state_dir().exists());
 }
 

@@ -3,67 +3,32 @@
 //! JSON Lines and terminal escaping; and people and conversations side by
 //! side (`session users`, `session conversations`, `status`, `show`).
 
-mod common;
-
-use std::path::Path;
-
-use common::{TestEnv, ask, gzip_lines, stderr_of, stdout_of, write_file};
+use crate::common::{Exit, TestEnv, gzip_lines, line_with, stderr_of, write_file};
 use serde_json::{Value, json};
 
-fn ok(env: &TestEnv, args: &[&str]) -> String {
-    let out = env.cmd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "`{}` failed: {}",
-        args.join(" "),
-        stderr_of(&out)
-    );
-    stdout_of(&out)
-}
-
-/// `--json session search …`: every stdout line is one JSON object.
-fn hits(env: &TestEnv, args: &[&str]) -> Vec<Value> {
-    let mut full = vec!["--json", "session", "search"];
-    full.extend_from_slice(args);
-    ok(env, &full)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect()
-}
-
-fn line(ts: &str, role: &str, text: &str) -> String {
-    json!({"ts": ts, "role": role, "text": text, "channel": "slack"}).to_string()
-}
-
-fn append(env: &TestEnv, args: &[&str], text: &str) {
-    let mut full = vec!["append"];
-    full.extend_from_slice(args);
-    full.extend_from_slice(&["--", text]);
-    ok(env, &full);
-}
+/// The channel field every line of these fixtures carries.
+const SLACK: &[(&str, &str)] = &[("channel", "slack")];
 
 /// U1 with one archived message, group G1 where U9 (Alice) spoke, and a
 /// daily summary of U2: "zebrafish" said once in each; and noise around.
 fn world(env: &TestEnv) {
     let sessions = env.sessions_dir();
-    append(
-        env,
+    env.append(
         &["--user", "U1", "--ts", "2026-03-20T10:00:00Z"],
         "nothing here",
     );
     write_file(
         &sessions.join("archive/U1/messages-2026-03-10.jsonl.gz"),
         &gzip_lines(&[
-            line("2026-03-10T08:00:00Z", "user", "good morning"),
-            line("2026-03-10T08:01:00Z", "user", "first line\nI saw a Zebrafish today"),
-            line("2026-03-10T08:02:00Z", "assistant", "nice"),
+            line_with("2026-03-10T08:00:00Z", "user", "good morning", SLACK),
+            line_with("2026-03-10T08:01:00Z", "user", "first line\nI saw a Zebrafish today", SLACK),
+            line_with("2026-03-10T08:02:00Z", "assistant", "nice", SLACK),
             // The word only in an id: no hit.
             json!({"ts": "2026-03-10T08:03:00Z", "role": "user", "text": "ok", "msgId": "zebrafish-1"})
                 .to_string(),
         ]),
     );
-    append(
-        env,
+    env.append(
         &[
             "--conversation",
             "G1",
@@ -76,8 +41,7 @@ fn world(env: &TestEnv) {
         ],
         "the zebrafish tank needs cleaning",
     );
-    append(
-        env,
+    env.append(
         &[
             "--conversation",
             "G1",
@@ -98,7 +62,11 @@ fn world(env: &TestEnv) {
 fn a_word_said_once_is_found_in_an_archive_a_group_and_a_daily_summary() {
     let env = TestEnv::new();
     world(&env);
-    let found = hits(&env, &["zebrafish"]);
+    let found = env
+        .run(["--json", "session", "search"])
+        .args(["zebrafish"])
+        .succeeds()
+        .json_lines();
     let summary: Vec<(String, String, String, String)> = found
         .iter()
         .map(|h| {
@@ -135,7 +103,10 @@ fn a_word_said_once_is_found_in_an_archive_a_group_and_a_daily_summary() {
     );
     assert_eq!(found[2]["matches"], json!([[8, 17]]));
 
-    let text = ok(&env, &["session", "search", "zebrafish"]);
+    let text = env
+        .run(["session", "search", "zebrafish"])
+        .succeeds()
+        .stdout();
     assert!(
         text.contains("conversation G1") && text.contains("Alice (U9): the zebrafish tank"),
         "{text}"
@@ -154,7 +125,10 @@ fn filters_narrow_the_hits() {
     let owners = |args: &[&str]| -> Vec<String> {
         let mut full = vec!["zebrafish"];
         full.extend_from_slice(args);
-        hits(&env, &full)
+        env.run(["--json", "session", "search"])
+            .args(&full)
+            .succeeds()
+            .json_lines()
             .iter()
             .map(|h| {
                 format!(
@@ -191,7 +165,10 @@ fn filters_narrow_the_hits() {
     );
     assert_eq!(owners(&["--limit", "1"]), ["message:G1"], "the newest");
     let regex = |pattern: &str| -> Vec<String> {
-        hits(&env, &["--regex", pattern])
+        env.run(["--json", "session", "search"])
+            .args(["--regex", pattern])
+            .succeeds()
+            .json_lines()
             .iter()
             .map(|h| h["owner"].as_str().unwrap().to_owned())
             .collect()
@@ -233,13 +210,8 @@ fn filters_narrow_the_hits() {
     ] {
         let mut full = vec!["session", "search"];
         full.extend_from_slice(&args);
-        let out = env.cmd().args(&full).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
-        assert!(
-            stderr_of(&out).contains(says),
-            "{args:?}: {}",
-            stderr_of(&out)
-        );
+        let out = env.run(&full).fails(Exit::Usage);
+        assert!(out.stderr().contains(says), "{args:?}: {}", out.stderr());
     }
 }
 
@@ -249,13 +221,19 @@ fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
     let path = env
         .sessions_dir()
         .join("archive/U1/messages-2026-03-10.jsonl.gz");
-    let first = gzip_lines(&[line("2026-03-10T08:00:00Z", "user", "okapi one")]);
+    let first = gzip_lines(&[line_with(
+        "2026-03-10T08:00:00Z",
+        "user",
+        "okapi one",
+        SLACK,
+    )]);
     let middle_lines: Vec<String> = (0..500)
         .map(|i| {
-            line(
+            line_with(
                 "2026-03-10T09:00:00Z",
                 "user",
                 &format!("filler {i} okapi two"),
+                SLACK,
             )
         })
         .collect();
@@ -264,16 +242,19 @@ fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
     for b in &mut middle[at..at + 16] {
         *b ^= 0xa5;
     }
-    let last = gzip_lines(&[line("2026-03-10T10:00:00Z", "user", "okapi three")]);
+    let last = gzip_lines(&[line_with(
+        "2026-03-10T10:00:00Z",
+        "user",
+        "okapi three",
+        SLACK,
+    )]);
     write_file(&path, &[first.clone(), middle, last].concat());
 
     let out = env
-        .cmd()
-        .args(["--json", "session", "search", "okapi", "--limit", "0"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let texts: Vec<String> = stdout_of(&out)
+        .run(["--json", "session", "search", "okapi", "--limit", "0"])
+        .succeeds();
+    let texts: Vec<String> = out
+        .stdout()
         .lines()
         .map(|l| {
             serde_json::from_str::<Value>(l).unwrap()["text"]
@@ -300,7 +281,7 @@ fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
         texts.len() < 502,
         "not all of the damaged member can be read"
     );
-    let stderr = stderr_of(&out);
+    let stderr = out.stderr();
     assert!(
         stderr.contains(&path.display().to_string())
             && stderr.contains(&format!("damaged gzip data at byte {}", first.len())),
@@ -311,12 +292,11 @@ fn a_damaged_gzip_member_is_skipped_with_a_warning_and_the_rest_searched() {
 #[test]
 fn control_characters_in_hits_are_escaped_for_the_terminal() {
     let env = TestEnv::new();
-    append(
-        &env,
+    env.append(
         &["--user", "U1"],
         "pay \x1b]0;owned\x07 the \x1b[2Jrefund\u{202e}now",
     );
-    let text = ok(&env, &["session", "search", "refund"]);
+    let text = env.run(["session", "search", "refund"]).succeeds().stdout();
     assert!(
         !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{202e}'),
         "{text:?}"
@@ -326,7 +306,11 @@ fn control_characters_in_hits_are_escaped_for_the_terminal() {
         "{text}"
     );
     // JSON keeps the text exactly (escaped the JSON way).
-    let found = hits(&env, &["refund"]);
+    let found = env
+        .run(["--json", "session", "search"])
+        .args(["refund"])
+        .succeeds()
+        .json_lines();
     assert_eq!(
         found[0]["text"],
         "pay \x1b]0;owned\x07 the \x1b[2Jrefund\u{202e}now"
@@ -334,13 +318,13 @@ fn control_characters_in_hits_are_escaped_for_the_terminal() {
 
     // On a real terminal: the match is highlighted, and the text still
     // escaped (run under script(1), which gives the command a pty).
-    if which("script") {
+    if which::which("script").is_ok() {
         let state = env.state_dir();
         let out = std::process::Command::new("script")
             .args(["-qec"])
             .arg(format!(
                 "{} --state-dir {} session search refund",
-                common::binary().display(),
+                crate::common::binary().display(),
                 state.display()
             ))
             .arg("/dev/null")
@@ -362,37 +346,24 @@ fn control_characters_in_hits_are_escaped_for_the_terminal() {
     }
 }
 
-fn which(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| Path::new(&dir).join(program).is_file())
-    })
-}
-
 #[test]
 fn a_group_only_sender_is_listed_by_users_with_spend_and_conversations_list_groups() {
     let env = TestEnv::new();
-    append(
-        &env,
-        &["--user", "U1", "--ts", "2026-03-20T10:00:00Z"],
-        "hi",
-    );
-    let out = ask(&env)
-        .args([
-            "--conversation",
-            "G7",
-            "--user",
-            "U5",
-            "--display-name",
-            "Bo",
-            "--",
-            "hello group",
-        ])
-        .env("FAKE_CLAUDE_COST", "0.25")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    env.append(&["--user", "U1", "--ts", "2026-03-20T10:00:00Z"], "hi");
+    env.ask([
+        "--conversation",
+        "G7",
+        "--user",
+        "U5",
+        "--display-name",
+        "Bo",
+        "--",
+        "hello group",
+    ])
+    .env("FAKE_CLAUDE_COST", "0.25")
+    .succeeds();
 
-    let users = serde_json::from_str::<Value>(&ok(&env, &["--json", "session", "users"])).unwrap();
+    let users = env.run(["--json", "session", "users"]).succeeds().json();
     let ids: Vec<&str> = users
         .as_array()
         .unwrap()
@@ -413,34 +384,38 @@ fn a_group_only_sender_is_listed_by_users_with_spend_and_conversations_list_grou
     assert_eq!(bo["groupMessages"], 1);
     assert_eq!(bo["conversations"], json!(["G7"]));
     assert_eq!(bo["spend"]["totalUsd"], 0.25);
-    let table = ok(&env, &["session", "users"]);
+    let table = env.run(["session", "users"]).succeeds().stdout();
     let row = table
         .lines()
         .find(|l| l.starts_with("U5"))
         .expect("U5 listed");
     assert!(row.contains("$0.2500"), "{table}");
 
-    let convs =
-        serde_json::from_str::<Value>(&ok(&env, &["--json", "session", "conversations"])).unwrap();
+    let convs = env
+        .run(["--json", "session", "conversations"])
+        .succeeds()
+        .json();
     assert_eq!(convs.as_array().unwrap().len(), 1, "{convs:#}");
     assert_eq!(convs[0]["conversation"], "G7");
     assert_eq!(convs[0]["stmMessages"], 2);
     assert_eq!(convs[0]["people"], json!(["U5"]));
     assert_eq!(convs[0]["spend"]["totalUsd"], 0.25);
 
-    let status =
-        serde_json::from_str::<Value>(&ok(&env, &["--json", "session", "status"])).unwrap();
+    let status = env.run(["--json", "session", "status"]).succeeds().json();
     assert_eq!(status["users"], 2);
     assert_eq!(status["conversations"], 1);
     assert_eq!(status["spend"]["asks"]["todayUsd"], 0.25);
     assert_eq!(status["spend"]["asks"]["totalUsd"], 0.25);
-    let text = ok(&env, &["session", "status"]);
+    let text = env.run(["session", "status"]).succeeds().stdout();
     assert!(
         text.contains("$0.2500 today, $0.2500 this month, $0.2500 in total"),
         "{text}"
     );
 
-    let show = ok(&env, &["session", "show", "--conversation", "G7"]);
+    let show = env
+        .run(["session", "show", "--conversation", "G7"])
+        .succeeds()
+        .stdout();
     assert!(
         show.lines()
             .any(|l| l.contains("Bo (U5)") && l.ends_with("hello group")),
@@ -459,14 +434,21 @@ fn show_archive_marks_the_lines_that_come_from_archives() {
     write_file(
         &env.sessions_dir()
             .join("archive/U1/messages-2026-03-10.jsonl.gz"),
-        &gzip_lines(&[line("2026-03-10T08:00:00Z", "user", "old words")]),
+        &gzip_lines(&[line_with(
+            "2026-03-10T08:00:00Z",
+            "user",
+            "old words",
+            SLACK,
+        )]),
     );
-    append(
-        &env,
+    env.append(
         &["--user", "U1", "--ts", "2026-03-20T10:00:00Z"],
         "new words",
     );
-    let show = ok(&env, &["session", "show", "--user", "U1", "--archive"]);
+    let show = env
+        .run(["session", "show", "--user", "U1", "--archive"])
+        .succeeds()
+        .stdout();
     let lines: Vec<&str> = show.lines().collect();
     assert!(
         lines[0].contains("archive") && lines[0].contains("old words"),
@@ -476,10 +458,11 @@ fn show_archive_marks_the_lines_that_come_from_archives() {
         lines[1].contains("stm") && lines[1].contains("new words"),
         "{show}"
     );
-    let json = serde_json::from_str::<Value>(&ok(
-        &env,
-        &["--json", "session", "show", "--user", "U1", "--archive"],
-    ))
+    let json = serde_json::from_str::<Value>(
+        &env.run(["--json", "session", "show", "--user", "U1", "--archive"])
+            .succeeds()
+            .stdout(),
+    )
     .unwrap();
     assert_eq!(json[0]["archived"], true);
     assert_eq!(json[1]["archived"], false);

@@ -7,12 +7,9 @@
 //! `parseFrontmatter`, and by the seed's view of `ltm/index.json`: a format
 //! change that would break the seed fails here.
 
-mod common;
-
 use std::path::Path;
 
-use common::{TestEnv, ask, fake_claude, stderr_of, stdout_of, write_file};
-use predicates::prelude::*;
+use crate::common::{Exit, TestEnv, ask, copy_tree, fake_claude, read, write_file};
 use serde_json::{Value, json};
 
 /// The seed's `parseFrontmatter` and what it makes of values (utils.ts):
@@ -128,39 +125,6 @@ fn seed_env() -> TestEnv {
     env
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn run_ok(env: &TestEnv, args: &[&str]) -> std::process::Output {
-    let out = env.cmd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}{}",
-        stdout_of(&out),
-        stderr_of(&out)
-    );
-    out
-}
-
-fn json_of(out: &std::process::Output) -> Value {
-    serde_json::from_str(stdout_of(out).trim())
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout_of(out)))
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
-}
-
 // --- the reader itself ----------------------------------------------------------
 
 #[test]
@@ -186,27 +150,27 @@ fn the_seed_reader_reads_the_seeds_own_files_as_the_seed_meant_them() {
 #[test]
 fn the_index_is_read_and_written_in_the_seed_schema() {
     let env = seed_env();
-    let out = run_ok(&env, &["session", "search", "exam", "--tag", "english"]);
+    let out = env
+        .run(["session", "search", "exam", "--tag", "english"])
+        .succeeds();
     assert!(
-        !stderr_of(&out).contains("rebuilding"),
+        !out.stderr().contains("rebuilding"),
         "the seed's index was not read: {}",
-        stderr_of(&out)
+        out.stderr()
     );
     // A write through this tool: a topic, then reindex.
     let note = env.dir.path().join("note.md");
     write_file(&note, b"Kana practice.\n");
-    run_ok(
-        &env,
-        &[
-            "session",
-            "topic",
-            "set",
-            "japanese",
-            note.to_str().unwrap(),
-            "--tags",
-            "language,japanese",
-        ],
-    );
+    env.run([
+        "session",
+        "topic",
+        "set",
+        "japanese",
+        note.to_str().unwrap(),
+        "--tags",
+        "language,japanese",
+    ])
+    .succeeds();
     let index_path = env.sessions_dir().join("ltm/index.json");
     for round in ["after topic set", "after reindex"] {
         let index: Value = serde_json::from_str(&read(&index_path)).unwrap();
@@ -225,7 +189,7 @@ fn the_index_is_read_and_written_in_the_seed_schema() {
         }
         let japanese = entries.iter().find(|e| e["id"] == "japanese").unwrap();
         assert_eq!(japanese["tags"], json!(["language", "japanese"]), "{round}");
-        run_ok(&env, &["session", "reindex"]);
+        env.run(["session", "reindex"]).succeeds();
     }
 }
 
@@ -293,18 +257,16 @@ fn what_this_tool_writes_the_seed_reads_the_same() {
         &note,
         b"---\ntitle: TOEIC: listening [part 2]\n---\nPractice.\n",
     );
-    run_ok(
-        &env,
-        &[
-            "session",
-            "topic",
-            "set",
-            "toeic",
-            note.to_str().unwrap(),
-            "--tags",
-            "exam,english",
-        ],
-    );
+    env.run([
+        "session",
+        "topic",
+        "set",
+        "toeic",
+        note.to_str().unwrap(),
+        "--tags",
+        "exam,english",
+    ])
+    .succeeds();
     let topic = read(&env.sessions_dir().join("ltm/topics/toeic.md"));
     let (meta, _) = seed::parse_frontmatter(&topic);
     assert_eq!(seed::tags(&meta), ["exam", "english"], "{topic}");
@@ -319,18 +281,16 @@ fn what_this_tool_writes_the_seed_reads_the_same() {
 #[test]
 fn summaries_from_maintain_read_the_same_to_the_seed() {
     let env = seed_env();
-    run_ok(
-        &env,
-        &[
-            "maintain",
-            "--only",
-            "daily",
-            "--now",
-            "2026-03-22T12:00:00Z",
-            "--claude-bin",
-            fake_claude().to_str().unwrap(),
-        ],
-    );
+    env.run([
+        "maintain",
+        "--only",
+        "daily",
+        "--now",
+        "2026-03-22T12:00:00Z",
+        "--claude-bin",
+        fake_claude().to_str().unwrap(),
+    ])
+    .succeeds();
     let daily = env
         .sessions_dir()
         .join("summaries/U0000FAN/daily/2026-03-21.md");
@@ -367,15 +327,15 @@ fn seed_profiles_yaml_would_misread_are_read_as_the_seed_reads_them() {
         ("U0000FAN", "#1 Fan"),
         ("U0000ODD", "Kev: the [best] @home *"),
     ] {
-        let out = run_ok(&env, &["--json", "context", "--user", user]);
-        let context = json_of(&out);
+        let out = env.run(["--json", "context", "--user", user]).succeeds();
+        let context = out.json();
         let profile = context["profile"].as_str().unwrap();
         assert!(
             !profile.contains("display_name"),
             "frontmatter injected: {profile}"
         );
         assert!(profile.contains("## Preferences"), "{profile}");
-        assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
+        assert!(out.stderr().is_empty(), "{}", out.stderr());
 
         let facts =
             json!({"summary": "They said hello.", "facts": {"name": "Sam", "tags": ["vip"]}});
@@ -403,8 +363,9 @@ fn seed_profiles_yaml_would_misread_are_read_as_the_seed_reads_them() {
 #[test]
 fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
     let env = seed_env();
-    let out = run_ok(&env, &["--json", "session", "users"]);
-    let users: Vec<String> = json_of(&out)
+    let out = env.run(["--json", "session", "users"]).succeeds();
+    let users: Vec<String> = out
+        .json()
         .as_array()
         .unwrap()
         .iter()
@@ -416,48 +377,44 @@ fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
             "{odd} not listed: {users:?}"
         );
         assert!(
-            stderr_of(&out).contains(&format!("{odd:?}")),
+            out.stderr().contains(&format!("{odd:?}")),
             "no warning about {odd}: {}",
-            stderr_of(&out)
+            out.stderr()
         );
     }
     assert!(
-        stderr_of(&out).contains("--user"),
+        out.stderr().contains("--user"),
         "the warning says what to do"
     );
-    let status = json_of(&run_ok(&env, &["--json", "session", "status"]));
+    let status = env.run(["--json", "session", "status"]).succeeds().json();
     assert_eq!(status["users"], 6, "{status}");
 
     // Admin commands reach them by name.
-    let shown = json_of(&run_ok(
-        &env,
-        &["--json", "session", "show", "--user", "Kevin Lee"],
-    ));
+    let shown = env
+        .run(["--json", "session", "show", "--user", "Kevin Lee"])
+        .succeeds()
+        .json();
     assert_eq!(shown[0]["text"], "hi from a space");
-    run_ok(&env, &["session", "status", "--user", "李小龍"]);
+    env.run(["session", "status", "--user", "李小龍"])
+        .succeeds();
     let export = env.dir.path().join("fan-export");
-    run_ok(
-        &env,
-        &[
-            "session",
-            "export",
-            "--user",
-            "fan#1",
-            "--out",
-            export.to_str().unwrap(),
-        ],
-    );
+    env.run([
+        "session",
+        "export",
+        "--user",
+        "fan#1",
+        "--out",
+        export.to_str().unwrap(),
+    ])
+    .succeeds();
     assert!(export.join("stm/messages.jsonl").exists() || export.read_dir().unwrap().count() > 0);
-    run_ok(
-        &env,
-        &["session", "clear", "--user", "fan#1", "--all", "--yes"],
-    );
+    env.run(["session", "clear", "--user", "fan#1", "--all", "--yes"])
+        .succeeds();
     assert!(!env.stm_dir("fan#1").exists());
 
     // maintain reaches them (a dry run lists their daily summaries).
-    let report = json_of(&run_ok(
-        &env,
-        &[
+    let report = env
+        .run([
             "--json",
             "maintain",
             "--dry-run",
@@ -465,21 +422,18 @@ fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
             "daily",
             "--now",
             "2026-03-22T12:00:00Z",
-        ],
-    ));
+        ])
+        .succeeds()
+        .json();
     assert!(report.to_string().contains("Kevin Lee"), "{report}");
 
     // But no new folder outside the rules: ask and append still refuse.
-    env.cmd()
-        .args(["append", "--user", "Kevin Lee", "--", "hi"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("user id"));
+    env.run(["append", "--user", "Kevin Lee", "--", "hi"])
+        .fails(Exit::Usage)
+        .stderr_has("user id");
     // Nor does an admin command invent one that is not there.
-    env.cmd()
-        .args(["session", "show", "--user", "Nobody Here"])
-        .assert()
-        .code(2);
+    env.run(["session", "show", "--user", "Nobody Here"])
+        .fails(Exit::Usage);
 }
 
 // --- 5: ids that look like flags ------------------------------------------------
@@ -511,36 +465,34 @@ fn negative_ids_are_ids_not_flags() {
         ])
         .assert()
         .success();
-    let shown = json_of(&run_ok(
-        &env,
-        &["--json", "session", "show", "--user", "-1001234567890"],
-    ));
+    let shown = env
+        .run(["--json", "session", "show", "--user", "-1001234567890"])
+        .succeeds()
+        .json();
     // The group's line went to the conversation's own memory (`#KEY`).
     assert_eq!(shown.as_array().unwrap().len(), 2, "{shown}");
     assert_eq!(shown[0]["msgId"], "-5");
-    let group = json_of(&run_ok(
-        &env,
-        &[
+    let group = env
+        .run([
             "--json",
             "session",
             "show",
             "--conversation",
             "-1001234567890",
-        ],
-    ));
+        ])
+        .succeeds()
+        .json();
     assert_eq!(group.as_array().unwrap().len(), 1, "{group}");
     assert_eq!(group[0]["text"], "me too");
-    run_ok(&env, &["context", "--user", "-1001234567890"]);
-    run_ok(
-        &env,
-        &[
-            "context",
-            "--user",
-            "U1",
-            "--conversation",
-            "-1001234567890",
-        ],
-    );
+    env.run(["context", "--user", "-1001234567890"]).succeeds();
+    env.run([
+        "context",
+        "--user",
+        "U1",
+        "--conversation",
+        "-1001234567890",
+    ])
+    .succeeds();
 }
 
 // --- 6: redelivery of seed-logged messages --------------------------------------
@@ -548,12 +500,11 @@ fn negative_ids_are_ids_not_flags() {
 #[test]
 fn a_redelivered_seed_message_is_answered_from_the_log() {
     let env = seed_env();
-    let out = ask(&env)
-        .args(["--json", "--user", "U0123ABC", "--msg-id", "U0123ABC-m20"])
+    let reply = env
+        .ask(["--json", "--user", "U0123ABC", "--msg-id", "U0123ABC-m20"])
         .args(["--", "What am I preparing for?"])
-        .output()
-        .unwrap();
-    let reply = json_of(&out);
+        .succeeds()
+        .json();
     assert_eq!(reply["reply"], "The TOEIC.", "{reply}");
     assert_eq!(reply["replayed"], true);
     assert_eq!(env.claude_calls(), 0, "the seed's answer was not seen");
@@ -569,13 +520,11 @@ fn a_redelivered_seed_message_is_answered_from_the_log() {
             )
         })
         .unwrap();
-    let reply = json_of(
-        &ask(&env)
-            .args(["--json", "--user", "U0123ABC", "--msg-id", "U0123ABC-m30"])
-            .args(["--", "unanswered"])
-            .output()
-            .unwrap(),
-    );
+    let reply = env
+        .ask(["--json", "--user", "U0123ABC", "--msg-id", "U0123ABC-m30"])
+        .args(["--", "unanswered"])
+        .succeeds()
+        .json();
     assert_eq!(reply["replayed"], false, "{reply}");
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U0123ABC").len(), lines_before + 2);
@@ -586,10 +535,10 @@ fn a_redelivered_seed_message_is_answered_from_the_log() {
 #[test]
 fn seed_crlf_and_system_lines_render_as_documented() {
     let env = seed_env();
-    let text = stdout_of(&run_ok(
-        &env,
-        &["context", "--user", "U0123ABC", "--window", "5"],
-    ));
+    let text = env
+        .run(["context", "--user", "U0123ABC", "--window", "5"])
+        .succeeds()
+        .stdout();
     assert!(
         text.contains("User: line one\n  line two\n["),
         "a \\r\\n added a line: {text:?}"
@@ -610,25 +559,25 @@ fn seed_crlf_and_system_lines_render_as_documented() {
 #[test]
 fn the_seed_state_dir_reads_without_warnings_or_changes() {
     let env = seed_env();
-    let before = common::snapshot_tree(&env.state_dir(), |_| false);
+    let before = crate::common::snapshot_tree(&env.state_dir(), |_| false);
     for args in [
         &["session", "show", "--user", "U0123ABC"][..],
         &["session", "profile", "--user", "U0123ABC"],
         &["session", "topics"],
         &["context", "--user", "U0123ABC"],
     ] {
-        let out = run_ok(&env, args);
-        assert!(stderr_of(&out).is_empty(), "{args:?}: {}", stderr_of(&out));
+        let out = env.run(args).succeeds();
+        assert!(out.stderr().is_empty(), "{args:?}: {}", out.stderr());
     }
     // Channel-wide: only the warning about the seed's odd folders.
-    let out = run_ok(&env, &["session", "status"]);
-    for line in stderr_of(&out).lines() {
+    let out = env.run(["session", "status"]).succeeds();
+    for line in out.stderr().lines() {
         assert!(line.contains("outside this tool's id rules"), "{line}");
     }
-    let after = common::snapshot_tree(&env.state_dir(), |_| false);
+    let after = crate::common::snapshot_tree(&env.state_dir(), |_| false);
     assert!(
-        common::differences(&before, &after).is_empty(),
+        crate::common::differences(&before, &after).is_empty(),
         "reading changed the seed's files: {:?}",
-        common::differences(&before, &after)
+        crate::common::differences(&before, &after)
     );
 }

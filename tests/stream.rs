@@ -4,33 +4,18 @@
 //! concurrent deliveries end. The same against the real CLI and a mock of
 //! the API is in `tests/real_claude.rs`.
 
-mod common;
-
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::{
-    TestEnv, ask, event_deltas, event_kinds, fake_claude, redelivered_while_streaming, stderr_of,
-    stdout_of, stream_events, wait_for, write_file,
+use crate::common::{
+    Exit, TestEnv, ask, event_deltas, event_kinds, fake_claude, redelivered_while_streaming,
+    stderr_of, stdout_of, stream_events, wait_for, write_file,
 };
 use serde_json::Value;
 
 /// Six words: six deltas from the fake.
 const REPLY: &str = "one two three four five six";
-
-fn roles(env: &TestEnv, user: &str) -> Vec<String> {
-    env.messages(user)
-        .iter()
-        .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
-        .collect()
-}
-
-fn calls(env: &TestEnv) -> usize {
-    std::fs::read_to_string(env.claude_log().join("calls"))
-        .map(|text| text.lines().count())
-        .unwrap_or(0)
-}
 
 /// `ask --stream --json` spawned with the fake claude, stdout piped.
 fn spawn_stream(env: &TestEnv, args: &[&str], envs: &[(&str, &str)]) -> Child {
@@ -62,7 +47,7 @@ fn the_first_delta_is_out_while_claude_is_still_writing() {
     // Causal, not timed: when the first delta is readable, the reply is
     // neither complete nor logged, and ask is still running.
     let still_running = child.try_wait().unwrap().is_none();
-    let logged_then = roles(&env, "U1");
+    let logged_then = env.roles("U1");
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
     let status = child.wait().unwrap();
@@ -98,7 +83,7 @@ fn plain_text_pieces_are_flushed_as_they_come() {
     // No line break comes until the end: only a flush gets a piece out.
     let n = stdout.read(&mut first).unwrap();
     let still_running = child.try_wait().unwrap().is_none();
-    let logged_then = roles(&env, "U1");
+    let logged_then = env.roles("U1");
     let mut rest = Vec::new();
     stdout.read_to_end(&mut rest).unwrap();
     assert!(child.wait().unwrap().success());
@@ -115,21 +100,19 @@ fn plain_text_pieces_are_flushed_as_they_come() {
 fn json_lines_are_deltas_then_one_done_and_the_deltas_are_the_logged_reply() {
     let env = TestEnv::new();
     let reply = "Line \"one\"\\ \t tab\nline two — 你好 ";
-    let out = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
+    let out = env
+        .ask(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
         .args(["--", "hello"])
         .env("FAKE_CLAUDE_REPLY", reply)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let all = stream_events(&stdout_of(&out));
+        .succeeds();
+    let all = stream_events(&out.stdout());
     let kinds = event_kinds(&all);
     assert!(kinds.len() > 2, "{kinds:?}");
     assert_eq!(kinds.last(), Some(&"done"));
     assert!(kinds[..kinds.len() - 1].iter().all(|k| *k == "delta"));
 
     let logged = env.messages("U1");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
     assert_eq!(logged[1]["text"], reply);
     assert_eq!(event_deltas(&all), reply);
     let done = all.last().unwrap();
@@ -199,60 +182,51 @@ fn a_stream_failing_midway_ends_on_an_error_event_and_logs_no_reply() {
         "{error}"
     );
     assert!(stderr_of(&out).contains("Stream ended"));
-    assert_eq!(roles(&env, "U1"), ["user"], "user line kept, no reply");
+    assert_eq!(env.roles("U1"), ["user"], "user line kept, no reply");
 
     // Plain text: what was printed, a line break, the exit code.
-    let out = ask(&env)
-        .args(["--stream", "--user", "U1", "--", "again"])
+    env.ask(["--stream", "--user", "U1", "--", "again"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
         .env("FAKE_CLAUDE_STREAM_FAIL_AFTER", "3")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(75));
-    assert_eq!(stdout_of(&out), "one two three \n");
-    assert_eq!(roles(&env, "U1"), ["user", "user"]);
+        .fails(Exit::ClaudeUnavailable)
+        .stdout_is("one two three \n");
+    assert_eq!(env.roles("U1"), ["user", "user"]);
 }
 
 #[test]
 fn a_final_reply_that_is_not_the_streamed_text_is_an_error() {
     let env = TestEnv::new();
-    let out = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--", "hello"])
+    let out = env
+        .ask(["--stream", "--json", "--user", "U1", "--", "hello"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
         .env("FAKE_CLAUDE_RESULT", "something else entirely")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(6));
-    let all = stream_events(&stdout_of(&out));
+        .fails(Exit::ClaudeFailed);
+    let all = stream_events(&out.stdout());
     assert_eq!(event_kinds(&all).last(), Some(&"error"));
     assert!(!event_kinds(&all).contains(&"done"));
-    assert_eq!(roles(&env, "U1"), ["user"]);
+    assert_eq!(env.roles("U1"), ["user"]);
 }
 
 #[test]
 fn a_result_longer_than_the_stream_prints_the_rest_as_a_delta() {
     let env = TestEnv::new();
     // A program that ignores the stream flag and prints one envelope.
-    let out = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--", "hello"])
+    let out = env
+        .ask(["--stream", "--json", "--user", "U1", "--", "hello"])
         .env("FAKE_CLAUDE_FORMAT", "json")
         .env("FAKE_CLAUDE_REPLY", REPLY)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let all = stream_events(&stdout_of(&out));
+        .succeeds();
+    let all = stream_events(&out.stdout());
     assert_eq!(event_kinds(&all), ["delta", "done"]);
     assert_eq!(event_deltas(&all), REPLY);
 
     // And one printing plain text: streamed line by line.
-    let out = ask(&env)
-        .args(["--stream", "--json", "--user", "U2", "--", "hello"])
+    let out = env
+        .ask(["--stream", "--json", "--user", "U2", "--", "hello"])
         .env("FAKE_CLAUDE_FORMAT", "text")
         .env("FAKE_CLAUDE_REPLY", "line one\nline two")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let all = stream_events(&stdout_of(&out));
+        .succeeds();
+    let all = stream_events(&out.stdout());
     assert_eq!(event_kinds(&all), ["delta", "delta", "done"]);
     assert_eq!(event_deltas(&all), "line one\nline two");
     assert_eq!(env.messages("U2")[1]["text"], "line one\nline two");
@@ -298,35 +272,30 @@ fn a_timeout_midway_kills_claude_and_what_it_started() {
     assert!(kinds.contains(&"delta"), "a delta came before the timeout");
     assert!(!kinds.contains(&"done"));
     assert_eq!(all.last().unwrap()["exit"], 124);
-    assert_eq!(roles(&env, "U1"), ["user"]);
+    assert_eq!(env.roles("U1"), ["user"]);
 }
 
 #[test]
 fn replays_commands_and_budget_notes_have_the_same_shape() {
     let env = TestEnv::new();
-    let first = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
+    env.ask(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
         .args(["--", "hello"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
-        .output()
-        .unwrap();
-    assert!(first.status.success());
+        .succeeds();
 
-    let replay = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
+    let replay = env
+        .ask(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
         .args(["--", "hello"])
-        .output()
-        .unwrap();
-    assert!(replay.status.success());
-    let all = stream_events(&stdout_of(&replay));
+        .succeeds();
+    let all = stream_events(&replay.stdout());
     assert_eq!(event_kinds(&all), ["delta", "done"]);
     assert_eq!(event_deltas(&all), REPLY);
     assert_eq!(all[1]["replayed"], true);
     assert_eq!(all[1]["reply"], REPLY);
-    assert_eq!(calls(&env), 1, "a replay makes no call");
+    assert_eq!(env.claude_calls(), 1, "a replay makes no call");
 
-    let command = ask(&env)
-        .args([
+    let command = env
+        .ask([
             "--stream",
             "--json",
             "--user",
@@ -334,10 +303,8 @@ fn replays_commands_and_budget_notes_have_the_same_shape() {
             "--",
             "/session status",
         ])
-        .output()
-        .unwrap();
-    assert!(command.status.success());
-    let all = stream_events(&stdout_of(&command));
+        .succeeds();
+    let all = stream_events(&command.stdout());
     assert_eq!(event_kinds(&all), ["delta", "done"]);
     assert_eq!(all[1]["command"], true);
     assert_eq!(event_deltas(&all), all[1]["reply"].as_str().unwrap());
@@ -346,19 +313,17 @@ fn replays_commands_and_budget_notes_have_the_same_shape() {
         &env.sessions_dir().join("config.json"),
         br#"{"budget": {"dailyUsd": 0.01, "message": "Budget used up."}}"#,
     );
-    let refused = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--", "more"])
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(7), "{}", stderr_of(&refused));
-    let all = stream_events(&stdout_of(&refused));
+    let refused = env
+        .ask(["--stream", "--json", "--user", "U1", "--", "more"])
+        .fails(Exit::OverBudget);
+    let all = stream_events(&refused.stdout());
     assert_eq!(
         event_kinds(&all),
         ["delta", "done"],
         "no error event after done"
     );
     assert_eq!(event_deltas(&all), "Budget used up.");
-    assert_eq!(calls(&env), 1);
+    assert_eq!(env.claude_calls(), 1);
 
     // Plain text: the same bytes as without streaming.
     let plain = ask(&env)
@@ -383,8 +348,8 @@ fn a_redelivery_while_the_first_streams_waits_and_prints_the_final_reply() {
     assert_eq!(event_deltas(&first_events), REPLY);
     assert_eq!(event_kinds(&second_events), ["delta", "done"]);
     assert_eq!(event_deltas(&second_events), REPLY);
-    assert_eq!(calls(&env), 1, "one claude call for two deliveries");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.claude_calls(), 1, "one claude call for two deliveries");
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
 }
 
 #[test]
@@ -394,22 +359,18 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
         &env.sessions_dir().join("config.json"),
         br#"{"ask": {"stream": true}}"#,
     );
-    let out = ask(&env)
-        .args(["--json", "--user", "U1", "--", "hello"])
+    let out = env
+        .ask(["--json", "--user", "U1", "--", "hello"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let all = stream_events(&stdout_of(&out));
+        .succeeds();
+    let all = stream_events(&out.stdout());
     assert_eq!(event_kinds(&all).len(), 7, "streamed by config: {all:?}");
 
-    let out = ask(&env)
-        .args(["--json", "--no-stream", "--user", "U1", "--", "hello"])
+    let out = env
+        .ask(["--json", "--no-stream", "--user", "U1", "--", "hello"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let all = stream_events(&stdout_of(&out));
+        .succeeds();
+    let all = stream_events(&out.stdout());
     assert_eq!(all.len(), 1);
     assert_eq!(all[0]["reply"], REPLY);
     assert!(all[0].get("type").is_none(), "the plain --json object");
@@ -436,15 +397,13 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
 #[test]
 fn bad_input_with_stream_json_is_an_error_event_too() {
     let env = TestEnv::new();
-    let out = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--", ""])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let all = stream_events(&stdout_of(&out));
+    let out = env
+        .ask(["--stream", "--json", "--user", "U1", "--", ""])
+        .fails(Exit::Usage);
+    let all = stream_events(&out.stdout());
     assert_eq!(event_kinds(&all), ["error"]);
     assert_eq!(all[0]["exit"], 2);
-    assert!(!stderr_of(&out).is_empty());
+    assert!(!out.stderr().is_empty());
 }
 
 #[test]
@@ -465,6 +424,6 @@ fn a_broker_that_stops_reading_still_gets_the_reply_logged() {
     let status = child.wait().unwrap();
     assert!(status.success(), "a closed stdout is not a failure");
     let logged = env.messages("U1");
-    assert_eq!(roles(&env, "U1"), ["user", "assistant"]);
+    assert_eq!(env.roles("U1"), ["user", "assistant"]);
     assert_eq!(logged[1]["text"], REPLY);
 }

@@ -6,16 +6,16 @@
 //!
 //! Sizes: `STRESS_PER_WRITER=<n>` changes the messages per writer.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, fake_claude, stderr_of};
+use crate::common::{
+    TestEnv, compaction_reply, fake_claude, files_under, gunzip_text, read_markdown, stderr_of,
+};
 use serde_json::{Value, json};
 
 const WRITERS: usize = 32;
@@ -58,11 +58,10 @@ fn msg_id(writer: usize, i: usize) -> String {
 /// every previous summary) and a few facts, so profiles and the index are
 /// written under contention too.
 fn compaction_answer() -> String {
-    json!({
-        "summary": "They chatted under stress.",
-        "facts": {"language": "English", "topics": ["stress"], "tags": ["load"]}
-    })
-    .to_string()
+    compaction_reply(
+        "They chatted under stress.",
+        json!({"language": "English", "topics": ["stress"], "tags": ["load"]}),
+    )
 }
 
 /// A `Command` for the built binary in the sealed environment of the
@@ -139,58 +138,9 @@ fn compaction_loop(
     }
 }
 
-/// Files under `dir`, recursively, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(files_under(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found.sort();
-    found
-}
-
-/// `gzip -dc`: the archive must decode as a whole, as `zcat` reads it.
-fn gunzip(path: &Path) -> String {
-    String::from_utf8(common::gunzip(path))
-        .unwrap_or_else(|_| panic!("{} does not decode to UTF-8", path.display()))
-}
-
 fn parse_json_line(line: &str, whence: &str) -> Value {
     serde_json::from_str(line)
         .unwrap_or_else(|e| panic!("a line of {whence} is not JSON ({e}): {line:?}"))
-}
-
-/// Markdown with frontmatter: opens with `---`, closes with a `---` line,
-/// and what lies between is a YAML mapping.
-fn check_markdown(path: &Path) -> serde_yaml::Mapping {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let rest = text
-        .strip_prefix("---\n")
-        .unwrap_or_else(|| panic!("{} does not start with `---`: {text:?}", path.display()));
-    let close = rest
-        .find("\n---\n")
-        .map(|i| i + 1)
-        .or_else(|| rest.starts_with("---\n").then_some(0))
-        .unwrap_or_else(|| panic!("{} never closes its frontmatter: {text:?}", path.display()));
-    let yaml = &rest[..close];
-    if yaml.trim().is_empty() {
-        return serde_yaml::Mapping::new();
-    }
-    serde_yaml::from_str(yaml).unwrap_or_else(|e| {
-        panic!(
-            "{}: frontmatter is not a YAML mapping ({e})",
-            path.display()
-        )
-    })
 }
 
 #[test]
@@ -265,7 +215,7 @@ fn thirty_two_writers_with_compaction_and_maintain_running_lose_nothing() {
                 "unexpected file in the archive: {}",
                 path.display()
             );
-            for line in gunzip(path).lines().filter(|l| !l.trim().is_empty()) {
+            for line in gunzip_text(path).lines().filter(|l| !l.trim().is_empty()) {
                 stored.push((line.to_owned(), path.display().to_string()));
             }
         }
@@ -357,7 +307,7 @@ fn thirty_two_writers_with_compaction_and_maintain_running_lose_nothing() {
 
         // The summary counts exactly what went to the archive.
         let summary = sessions.join("stm").join(&user).join("summary.md");
-        let front = check_markdown(&summary);
+        let front = read_markdown(&summary).0;
         assert_eq!(
             front
                 .get("messages_compacted")
@@ -398,10 +348,10 @@ fn thirty_two_writers_with_compaction_and_maintain_running_lose_nothing() {
                 .unwrap_or_else(|e| panic!("{shown} is not JSON ({e})"));
             *kinds.entry("json").or_default() += 1;
         } else if name.ends_with(".md") {
-            check_markdown(&path);
+            read_markdown(&path);
             *kinds.entry("md").or_default() += 1;
         } else if name.ends_with(".jsonl.gz") {
-            for line in gunzip(&path).lines() {
+            for line in gunzip_text(&path).lines() {
                 parse_json_line(line, &shown);
             }
             *kinds.entry("jsonl.gz").or_default() += 1;

@@ -1,16 +1,33 @@
 //! Shared harness of the integration tests: a private temporary state dir,
 //! the built binary run in a sealed environment, and readers for what it
-//! wrote (message logs) and for what the fake `claude` recorded.
+//! wrote (message logs) and for what the fake `claude` recorded. Every
+//! helper the modules share lives here, once:
 //!
-//! Every test file does `mod common;` and uses what it needs, so some of
-//! these helpers are unused in a given test crate.
-#![allow(dead_code)]
+//! - [`run`], `env.run([...]).fails(Exit::Usage).stderr_has("...")`;
+//! - [`context`], the context block as the model reads it;
+//! - [`disk`], archives, snapshots of a tree, markdown frontmatter;
+//! - [`fixtures`], message lines and what the fake claude answers;
+//! - [`events`], `ask --stream --json` events;
+//! - [`process`], other processes, as `/proc` shows them;
+//! - [`real_claude`], the real Claude Code CLI and a mock Messages API.
 
+pub mod context;
+pub mod disk;
+pub mod events;
+pub mod fixtures;
+pub mod process;
 pub mod real_claude;
+pub mod run;
 
-use std::collections::BTreeMap;
+pub use context::*;
+pub use disk::*;
+pub use events::*;
+pub use fixtures::*;
+pub use process::*;
+pub use run::{Exit, Run, exited};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -80,16 +97,15 @@ impl TestEnv {
         cmd
     }
 
-    /// The built binary in a sealed environment: only PATH (inherited),
-    /// HOME (= [`TestEnv::home`]), LANG=C.UTF-8 and FAKE_CLAUDE_LOG (=
+    /// `program` in a sealed environment: only PATH (inherited), HOME (=
+    /// [`TestEnv::home`]), LANG=C.UTF-8 and FAKE_CLAUDE_LOG (=
     /// [`TestEnv::claude_log`]) are set, so no `CLAUDE_SESSION_STATE_DIR`,
     /// `CLAUDE_BIN`, `NO_COLOR` … of the developer's shell leaks in. The
     /// current directory is the test's temporary folder, so a relative
     /// path (or `--channel`) can never write into the source tree; call
     /// `.current_dir(…)` to change it.
-    pub fn cmd_without_state_dir(&self) -> assert_cmd::Command {
-        let mut cmd =
-            assert_cmd::Command::cargo_bin("claude-session").expect("the binary is built");
+    pub fn sealed(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
@@ -101,37 +117,38 @@ impl TestEnv {
         cmd
     }
 
+    /// The built binary in the [`TestEnv::sealed`] environment.
+    pub fn cmd_without_state_dir(&self) -> assert_cmd::Command {
+        assert_cmd::Command::from_std(self.sealed(binary()))
+    }
+
     /// The built binary as a plain `std::process::Command` (for spawning),
     /// in the same sealed environment as [`TestEnv::cmd`] and with
     /// `--state-dir <state_dir>` as first arguments.
     pub fn process(&self) -> Command {
-        let mut cmd = Command::new(binary());
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("LANG", "C.UTF-8")
-            .env("FAKE_CLAUDE_LOG", self.claude_log())
-            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
-            .current_dir(self.dir.path())
-            .arg("--state-dir")
-            .arg(self.state_dir());
+        let mut cmd = self.sealed(binary());
+        cmd.arg("--state-dir").arg(self.state_dir());
         cmd
     }
 
-    /// `sh -c SCRIPT` in a sealed environment (PATH, HOME, LANG=C.UTF-8),
-    /// with `BIN` (the built binary) and `STATE` (the state dir) set, in the
-    /// test's temporary folder.
+    /// [`TestEnv::process`] with its output piped and no stdin, for
+    /// spawning several at once and reading what each printed.
+    pub fn spawnable(&self) -> Command {
+        let mut cmd = self.process();
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// `sh -c SCRIPT` in the sealed environment (without FAKE_CLAUDE_LOG),
+    /// with `BIN` (the built binary) and `STATE` (the state dir) set.
     pub fn sh(&self, script: &str) -> Command {
-        let mut cmd = Command::new("sh");
+        let mut cmd = self.sealed("sh");
         cmd.args(["-c", script])
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("LANG", "C.UTF-8")
+            .env_remove("FAKE_CLAUDE_LOG")
             .env("BIN", binary())
-            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
-            .env("STATE", self.state_dir())
-            .current_dir(self.dir.path());
+            .env("STATE", self.state_dir());
         cmd
     }
 
@@ -260,6 +277,14 @@ impl TestEnv {
             .collect()
     }
 
+    /// The roles of the user's log, in order.
+    pub fn roles(&self, user: &str) -> Vec<String> {
+        self.messages(user)
+            .iter()
+            .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
+            .collect()
+    }
+
     /// Write a message log by hand (for seed-format and torn-line fixtures).
     pub fn write_messages_raw(&self, user: &str, bytes: &[u8]) {
         write_file(&self.messages_path(user), bytes);
@@ -280,6 +305,25 @@ impl TestEnv {
             .arg(&path)
             .assert()
             .success();
+    }
+}
+
+impl TestEnv {
+    /// `append FLAGS… -- TEXT`; panics unless it succeeds.
+    #[track_caller]
+    pub fn append(&self, flags: &[&str], text: &str) {
+        self.run(["append"])
+            .args(flags)
+            .args(["--", text])
+            .succeeds();
+    }
+
+    /// Replace a user's profile through `session profile --set -`.
+    #[track_caller]
+    pub fn set_profile(&self, user: &str, text: &str) {
+        self.run(["session", "profile", "--user", user, "--set", "-"])
+            .stdin(text)
+            .succeeds();
     }
 }
 
@@ -341,174 +385,4 @@ pub fn wait_for(limit: Duration, every: Duration, mut done: impl FnMut() -> bool
         std::thread::sleep(every);
     }
     done()
-}
-
-// --- reading what is on disk -------------------------------------------------
-
-/// `gzip -dc` of a file (the point is that standard tools read the
-/// archives); panics unless gzip succeeds.
-pub fn gunzip(path: &Path) -> Vec<u8> {
-    let out = Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .expect("run gzip");
-    assert!(
-        out.status.success(),
-        "gzip -dc {} failed: {}",
-        path.display(),
-        stderr_of(&out)
-    );
-    out.stdout
-}
-
-/// Temporary files (`*.tmp`) anywhere under `root`.
-pub fn temp_files(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return found;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(temp_files(&path));
-        } else if path.to_string_lossy().ends_with(".tmp") {
-            found.push(path);
-        }
-    }
-    found
-}
-
-/// What [`snapshot_tree`] returns.
-pub type Snapshot = BTreeMap<String, Option<Vec<u8>>>;
-
-/// A snapshot of the tree under `root`: every file (with its bytes) and
-/// folder (`None`, its key ending in `/`) by path relative to `root`,
-/// except the entries for which `skip(relative path)` is true (a skipped
-/// folder is not entered).
-pub fn snapshot_tree(root: &Path, skip: impl Fn(&str) -> bool) -> Snapshot {
-    fn walk(root: &Path, dir: &Path, skip: &dyn Fn(&str) -> bool, out: &mut Snapshot) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            if skip(&rel) {
-                continue;
-            }
-            if path.is_dir() {
-                out.insert(format!("{rel}/"), None);
-                walk(root, &path, skip, out);
-            } else {
-                out.insert(rel, Some(std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &skip, &mut out);
-    out
-}
-
-/// Which entries differ between two snapshots (for a readable failure).
-pub fn differences(before: &Snapshot, after: &Snapshot) -> Vec<String> {
-    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter(|k| before.get(*k) != after.get(*k))
-        .map(|k| match (before.contains_key(k), after.contains_key(k)) {
-            (true, false) => format!("removed {k}"),
-            (false, true) => format!("created {k}"),
-            _ => format!("changed {k}"),
-        })
-        .collect()
-}
-
-/// Frontmatter and body of a markdown file that opens with `---\n` and
-/// closes its (non-empty) YAML frontmatter with a `\n---\n`.
-pub fn read_markdown(path: &Path) -> (serde_yaml::Mapping, String) {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let rest = text
-        .strip_prefix("---\n")
-        .unwrap_or_else(|| panic!("{} does not start with ---: {text:?}", path.display()));
-    let end = rest
-        .find("\n---\n")
-        .unwrap_or_else(|| panic!("{} frontmatter is not closed", path.display()));
-    let front: serde_yaml::Mapping = serde_yaml::from_str(&rest[..end]).expect("YAML frontmatter");
-    (front, rest[end + 5..].to_owned())
-}
-
-/// A string of a frontmatter mapping (`None` if absent or not a string).
-pub fn yaml_str<'a>(front: &'a serde_yaml::Mapping, key: &str) -> Option<&'a str> {
-    front.get(key).and_then(serde_yaml::Value::as_str)
-}
-
-/// `ask --stream --json` output: every stdout line parsed as JSON; panics
-/// on one that is not.
-pub fn stream_events(stdout: &str) -> Vec<serde_json::Value> {
-    stdout
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
-        })
-        .collect()
-}
-
-/// The `type` of each stream event, in order.
-pub fn event_kinds(events: &[serde_json::Value]) -> Vec<&str> {
-    events
-        .iter()
-        .map(|e| e["type"].as_str().expect("every event has a type"))
-        .collect()
-}
-
-/// The text of every `delta` event, joined.
-pub fn event_deltas(events: &[serde_json::Value]) -> String {
-    events
-        .iter()
-        .filter(|e| e["type"] == "delta")
-        .map(|e| e["text"].as_str().expect("a delta has text"))
-        .collect()
-}
-
-/// One gzip member holding `lines`, each ended by a newline: an archive
-/// day as compaction writes it.
-pub fn gzip_lines(lines: &[String]) -> Vec<u8> {
-    use std::io::Write as _;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    for line in lines {
-        encoder.write_all(line.as_bytes()).unwrap();
-        encoder.write_all(b"\n").unwrap();
-    }
-    encoder.finish().unwrap()
-}
-
-/// A redelivery while the first delivery streams: `first` is started and
-/// read up to its first event line, then `second` runs to its end, then the
-/// rest of `first` is read. Both must succeed; returns both event lists.
-pub fn redelivered_while_streaming(
-    mut first: std::process::Child,
-    second: impl FnOnce() -> std::process::Child,
-) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
-    use std::io::{BufRead as _, Read as _};
-    let mut first_out = std::io::BufReader::new(first.stdout.take().unwrap());
-    let mut line = String::new();
-    first_out.read_line(&mut line).unwrap();
-    assert!(line.contains("\"delta\""), "{line}");
-    // The first is streaming; the platform delivers the message again.
-    let second = second().wait_with_output().unwrap();
-    let mut rest = String::new();
-    first_out.read_to_string(&mut rest).unwrap();
-    assert!(first.wait().unwrap().success());
-    assert!(second.status.success(), "{}", stderr_of(&second));
-    (
-        stream_events(&format!("{line}{rest}")),
-        stream_events(&stdout_of(&second)),
-    )
 }
