@@ -9,7 +9,7 @@ use crate::cli::AppendArgs;
 use crate::commands::input::{build_message, check_ids, message_text};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::memory::message::{Message, Role, check_not_future, parse_ts};
+use crate::memory::message::{Message, Role, check_not_future};
 use crate::memory::stm;
 use crate::state::State;
 
@@ -35,9 +35,8 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
     }
 
     let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
-    let ts = match &args.ts {
+    let ts = match args.ts {
         Some(ts) => {
-            let ts = parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?;
             check_not_future(&ts, chrono::Utc::now()).map_err(|e| usage(format!("--ts: {e}")))?;
             ts
         }

@@ -14,33 +14,22 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::claude::{Claude, Reply};
-use crate::cli::MaintainArgs;
+use crate::cli::{MaintainArgs, Task};
 use crate::commands::progress::Progress;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
-use crate::error::{Exit, exit_code_of, failure, usage};
+use crate::error::{Exit, exit_code_of, failure};
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Outcome};
-use crate::memory::message::{format_ts, parse_ts};
+use crate::memory::message::format_ts;
 use crate::memory::summaries::{self, Week};
 use crate::memory::{expiry, housekeeping, stm};
 use crate::state::State;
-use crate::store::lock::FileLock;
+use clap::ValueEnum as _;
 
-/// Every task, in the order a pass runs them.
-pub const TASKS: [&str; 7] = [
-    "migrate",
-    "stm-expiry",
-    "log-rotation",
-    "compact",
-    "daily",
-    "weekly",
-    "prune",
-];
-
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TaskReport {
-    task: &'static str,
+    task: Task,
     /// Things done (or, with --dry-run, that would be done).
     done: usize,
     /// LLM work left for the next run by --max-llm-calls.
@@ -64,10 +53,16 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl TaskReport {
-    fn new(task: &'static str) -> Self {
+    fn new(task: Task) -> Self {
         Self {
             task,
-            ..Self::default()
+            done: 0,
+            left_for_next_run: 0,
+            replies_not_json: 0,
+            note: None,
+            actions: Vec::new(),
+            errors: Vec::new(),
+            exit: None,
         }
     }
 
@@ -136,19 +131,8 @@ impl Llm<'_> {
 }
 
 pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result<()> {
-    for task in &args.only {
-        if !TASKS.contains(&task.as_str()) {
-            return Err(usage(format!(
-                "--only: unknown task `{task}`; the tasks are {}",
-                TASKS.join(", ")
-            )));
-        }
-    }
-    let now = match &args.now {
-        Some(text) => parse_ts(text).map_err(|e| usage(format!("--now: {e}")))?,
-        None => Utc::now(),
-    };
-    let Some(_pass) = FileLock::try_acquire(&state.layout.maintain_lock_file())? else {
+    let now = args.now.unwrap_or_else(Utc::now);
+    let Some(_pass) = state.try_lock_maintain_pass()? else {
         let message = "another maintain run is in progress; this one did nothing";
         return if output.json {
             print_json(&json!({"busy": true, "message": message}))
@@ -167,19 +151,18 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         calls: AtomicU32::new(0),
         cost: Mutex::new(0.0),
     };
-    let selected = |task: &str| args.only.is_empty() || args.only.iter().any(|t| t == task);
+    let selected = |task: &Task| args.only.is_empty() || args.only.contains(task);
     let mut reports = Vec::new();
-    for task in TASKS.into_iter().filter(|t| selected(t)) {
+    for &task in Task::value_variants().iter().filter(|t| selected(t)) {
         let mut report = TaskReport::new(task);
         let result = match task {
-            "migrate" => migrate(state, args, &mut report),
-            "stm-expiry" => stm_expiry(state, args, now, &mut report),
-            "log-rotation" => log_rotation(state, args, now, &mut report),
-            "compact" => compact(state, args, &llm, &mut report),
-            "daily" => daily(state, args, now, &llm, &mut report),
-            "weekly" => weekly(state, args, now, &llm, &mut report),
-            "prune" => prune(state, args, now, &mut report),
-            _ => unreachable!("tasks are validated above"),
+            Task::Migrate => migrate(state, args, &mut report),
+            Task::StmExpiry => stm_expiry(state, args, now, &mut report),
+            Task::LogRotation => log_rotation(state, args, now, &mut report),
+            Task::Compact => compact(state, args, &llm, &mut report),
+            Task::Daily => daily(state, args, now, &llm, &mut report),
+            Task::Weekly => weekly(state, args, now, &llm, &mut report),
+            Task::Prune => prune(state, args, now, &mut report),
         };
         if let Err(e) = result {
             report.exit.get_or_insert(exit_code_of(&e));
@@ -210,7 +193,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         // -q (cron): nothing on success; the errors, on stderr.
         for report in &reports {
             for error in &report.errors {
-                crate::diag::error(format!("{}: {error}", report.task));
+                crate::diag::error(format!("{}: {error}", report.task.name()));
             }
         }
     } else {
@@ -238,7 +221,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
 fn estimated_llm_calls(reports: &[TaskReport]) -> usize {
     reports
         .iter()
-        .filter(|r| matches!(r.task, "compact" | "daily" | "weekly"))
+        .filter(|r| matches!(r.task, Task::Compact | Task::Daily | Task::Weekly))
         .map(|r| r.done)
         .sum()
 }
@@ -261,7 +244,7 @@ fn render_report(
     for report in reports {
         let mut line = format!(
             "  {:<13}{:>5} {}",
-            report.task,
+            report.task.name(),
             report.done,
             if dry_run { "to do" } else { "done" }
         );
