@@ -10,7 +10,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::{DayOrTime, ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
-use crate::commands::style::{Style, escape_for_terminal, human_bytes, printable, table};
+use crate::commands::style::{
+    Style, display_width, escape_for_terminal, human_bytes, pad, printable, table,
+};
 use crate::commands::{Output, existing_user, print_json, print_text, writable_user};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
@@ -163,9 +165,9 @@ fn describe_spend(spend: &Spend) -> String {
 }
 
 fn key_values(style: Style, rows: &[Vec<String>]) -> String {
-    let width = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
+    let width = rows.iter().map(|r| display_width(&r[0])).max().unwrap_or(0);
     rows.iter()
-        .map(|r| format!("{}  {}", style.bold(&format!("{:<width$}", r[0])), r[1]))
+        .map(|r| format!("{}  {}", style.bold(&pad(&r[0], width)), r[1]))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -392,7 +394,7 @@ fn show(
     let speakers: Vec<String> = messages.iter().map(|(m, _)| speaker(m)).collect();
     let width = speakers
         .iter()
-        .map(|w| w.chars().count())
+        .map(|w| display_width(w))
         .max()
         .unwrap_or(0)
         .max(9);
@@ -410,7 +412,7 @@ fn show(
             "{}  {marker}{}{}  {}\n",
             style.dim(&stamp),
             style.role(who),
-            " ".repeat(width - who.chars().count()),
+            " ".repeat(width - display_width(who)),
             lines.next().unwrap_or_default()
         ));
         let indent = 18 + marker_width(archive) + width + 2;
@@ -575,11 +577,7 @@ fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<
         .context("could not create a temporary file to edit")?;
     draft.write_all(before.as_bytes())?;
     draft.flush()?;
-    let mut words = editor.split_whitespace();
-    let program = words.next().expect("checked non-empty");
-    let status = std::process::Command::new(program)
-        .args(words)
-        .arg(draft.path())
+    let status = editor_command(&editor, draft.path())
         .status()
         .with_context(|| format!("could not start the editor `{editor}`"))?;
     if !status.success() {
@@ -606,6 +604,20 @@ fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<
             )))
         }
     }
+}
+
+/// `$EDITOR FILE` as git runs it: through `sh -c '$EDITOR "$@"'`, so an
+/// editor with arguments (`code --wait`), quotes or a path with spaces
+/// (`"/opt/My Editor/bin/edit" -w`) runs as the shell reads it, and the
+/// file name is passed as one argument whatever it holds.
+fn editor_command(editor: &str, file: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{editor} \"$@\""))
+        .arg(editor)
+        .arg(file);
+    command
 }
 
 fn report_written(output: Output, id: &str, path: &Path) -> anyhow::Result<()> {
