@@ -14,3 +14,4 @@ pub mod memory;
 pub mod state;
 pub mod state_dir;
 pub mod store;
+pub mod supervise;

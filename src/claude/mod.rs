@@ -1,0 +1,507 @@
+//! Finding and running `claude -p`: the one place that starts it, for
+//! `ask`, compaction and summaries alike: its arguments, its environment
+//! (an allowlist) and the private folders a call runs in (`sandbox`).
+//! Reading what it printed is `reply`, its event stream `stream`; running
+//! the child (timeout, process group, signals) is [`crate::supervise`].
+//!
+//! The system prompt goes in a private temporary file and the prompt on
+//! stdin, so no command-line size limit applies.
+
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use serde_json::Value;
+
+use crate::error::{Exit, failure};
+use crate::supervise::run_with_timeout;
+
+mod reply;
+mod sandbox;
+pub mod stream;
+
+use reply::parse_output;
+pub use sandbox::Sandbox;
+
+/// The Claude Code release this tool is tested against (the npm package
+/// `@anthropic-ai/claude-code` the test suite installs; `doctor` compares).
+pub const KNOWN_GOOD_VERSION: &str = "2.1.197";
+
+/// How the memory context reaches claude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemPromptMode {
+    /// `--system-prompt-file`: our text is the whole system prompt.
+    Replace,
+    /// `--append-system-prompt-file`: claude keeps its own and adds ours.
+    Append,
+}
+
+/// How to run claude: found once per command, used for every call.
+#[derive(Debug, Clone)]
+pub struct Claude {
+    pub program: PathBuf,
+    pub model: Option<String>,
+    /// Passed through after ours, in order (`--claude-arg`).
+    pub extra_args: Vec<String>,
+    pub timeout: Duration,
+    /// Where the system prompt file goes (`sessions/.tmp/`).
+    pub temp_dir: PathBuf,
+    /// Built-in tools offered to the model (`--tools`); empty: none.
+    pub tools: Vec<String>,
+    /// Permission rules (`--allowedTools`).
+    pub allowed_tools: Vec<String>,
+    /// claude's own retries of a failed API request (`CLAUDE_CODE_MAX_RETRIES`).
+    pub max_retries: u32,
+    /// Names (or `PREFIX*` patterns) of variables passed on besides the
+    /// built-in allowlist.
+    pub env: Vec<String>,
+    /// `--mcp-config` (JSON): the only MCP servers claude may start, given
+    /// `--strict-mcp-config`; `None`: none at all.
+    pub mcp_config: Option<String>,
+}
+
+/// What claude answered.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    /// Tokens of every request claude made (summed over its per-model usage).
+    pub usage: Option<Value>,
+    pub cost_usd: Option<f64>,
+    /// The `structured_output` of a `--json-schema` call.
+    pub structured: Option<Value>,
+}
+
+/// Variables claude gets from our environment, whatever the config says:
+/// locale, the two headless ways to authenticate (API key, subscription
+/// token), the endpoint, and what reaching it through a proxy needs.
+/// Everything else (a broker's `SLACK_BOT_TOKEN`, …) stays with us.
+pub const ENV_ALLOWLIST: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// What we set for claude on every call: no session-title request or other
+/// background traffic (one API request per call), no `CLAUDE.md` from any
+/// folder, no auto-memory (it would carry one person's chat into every
+/// later call).
+const ENV_FIXED: &[(&str, &str)] = &[
+    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1"),
+    ("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1"),
+    ("DISABLE_AUTOUPDATER", "1"),
+];
+
+/// `--claude-bin` (or `CLAUDE_BIN`, which clap folds into it), else
+/// `claude` on `PATH`.
+pub fn find(claude_bin: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let not_found = |what: String| {
+        failure(
+            Exit::ClaudeNotFound,
+            format!(
+                "{what}; install Claude Code (`npm install -g @anthropic-ai/claude-code`) \
+                 or point to it with --claude-bin PATH or CLAUDE_BIN"
+            ),
+        )
+    };
+    match claude_bin {
+        Some(path) if path.as_os_str().is_empty() => {
+            Err(not_found("--claude-bin (or CLAUDE_BIN) is empty".into()))
+        }
+        Some(path) if path.components().count() > 1 => {
+            use std::os::unix::fs::PermissionsExt as _;
+            match std::fs::metadata(path) {
+                // Absolute: claude runs in a folder of its own.
+                Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => {
+                    std::path::absolute(path).with_context(|| {
+                        format!("could not resolve claude program {}", path.display())
+                    })
+                }
+                Ok(_) => Err(not_found(format!(
+                    "claude program {} is not an executable file",
+                    path.display()
+                ))),
+                Err(_) => Err(not_found(format!(
+                    "claude program {} does not exist",
+                    path.display()
+                ))),
+            }
+        }
+        Some(name) => which::which(name)
+            .map_err(|_| not_found(format!("`{}` was not found on PATH", name.display()))),
+        None => {
+            which::which("claude").map_err(|_| not_found("`claude` was not found on PATH".into()))
+        }
+    }
+}
+
+/// One call's request beyond the prompt.
+#[derive(Debug, Default)]
+pub struct Request<'a> {
+    pub system_prompt: Option<(SystemPromptMode, String)>,
+    pub prompt: &'a str,
+    /// A JSON Schema: claude's structured output (`--json-schema`).
+    pub json_schema: Option<&'a str>,
+}
+
+impl Claude {
+    /// The arguments after the program name. The system prompt file is
+    /// passed by path, so it must outlive the child.
+    fn args(
+        &self,
+        mode: SystemPromptMode,
+        system_prompt_file: Option<&Path>,
+        json_schema: Option<&str>,
+    ) -> Vec<OsString> {
+        let mut args: Vec<OsString> = ["-p", "--output-format", "json", "--no-session-persistence"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        // No tool schema in the request unless the operator enabled tools;
+        // no settings (hooks, plugins, permissions) from the user's or a
+        // project's `.claude/`, no MCP server but those given, no skills.
+        args.push("--tools".into());
+        args.push(self.tools.join(",").into());
+        if !self.allowed_tools.is_empty() {
+            args.push("--allowedTools".into());
+            args.push(self.allowed_tools.join(",").into());
+        }
+        if let Some(config) = &self.mcp_config {
+            args.push("--mcp-config".into());
+            args.push(config.into());
+        }
+        args.extend(
+            [
+                "--setting-sources",
+                "",
+                "--strict-mcp-config",
+                "--disable-slash-commands",
+            ]
+            .iter()
+            .map(OsString::from),
+        );
+        if let Some(schema) = json_schema {
+            args.push("--json-schema".into());
+            args.push(schema.into());
+        }
+        if let Some(file) = system_prompt_file {
+            args.push(match mode {
+                SystemPromptMode::Replace => "--system-prompt-file".into(),
+                SystemPromptMode::Append => "--append-system-prompt-file".into(),
+            });
+            args.push(file.into());
+        }
+        if let Some(model) = &self.model {
+            args.push("--model".into());
+            args.push(model.into());
+        }
+        args.extend(self.extra_args.iter().map(OsString::from));
+        args
+    }
+
+    /// claude's whole environment: the allowlist and what the operator
+    /// named, then our fixed settings; `HOME` is the sandbox's.
+    fn environment(&self, sandbox: &Sandbox) -> Vec<(OsString, OsString)> {
+        let wanted = |name: &str| {
+            ENV_ALLOWLIST.contains(&name)
+                || self
+                    .env
+                    .iter()
+                    .any(|pattern| match pattern.strip_suffix('*') {
+                        Some(prefix) => name.starts_with(prefix),
+                        None => pattern == name,
+                    })
+        };
+        let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+            .filter(|(name, _)| name.to_str().is_some_and(wanted))
+            .collect();
+        let home = sandbox.home();
+        env.push(("HOME".into(), home.clone().into()));
+        if !env.iter().any(|(name, _)| name == "CLAUDE_CONFIG_DIR") {
+            env.push(("CLAUDE_CONFIG_DIR".into(), home.join(".claude").into()));
+        }
+        env.push(("TMPDIR".into(), home.into()));
+        for (name, value) in ENV_FIXED {
+            env.push((name.into(), value.into()));
+        }
+        env.push((
+            "CLAUDE_CODE_MAX_RETRIES".into(),
+            self.max_retries.to_string().into(),
+        ));
+        env
+    }
+
+    /// One call: `system_prompt` through a private temp file, `prompt` on
+    /// stdin, in a sandbox of its own.
+    pub fn call(
+        &self,
+        system_prompt: Option<(SystemPromptMode, String)>,
+        prompt: &str,
+    ) -> anyhow::Result<Reply> {
+        let sandbox = self.sandbox()?;
+        self.call_in(
+            &sandbox,
+            Request {
+                system_prompt,
+                prompt,
+                json_schema: None,
+            },
+        )
+    }
+
+    /// A sandbox for one call (for a caller that stages attachments).
+    pub fn sandbox(&self) -> anyhow::Result<Sandbox> {
+        let cwd = std::env::current_dir().ok();
+        let mut avoid: Vec<&Path> = vec![&self.temp_dir];
+        if let Some(cwd) = &cwd {
+            avoid.push(cwd);
+        }
+        Sandbox::new(&avoid)
+    }
+
+    pub fn call_in(&self, sandbox: &Sandbox, request: Request) -> anyhow::Result<Reply> {
+        self.run(sandbox, request, None)
+    }
+
+    /// [`Claude::call_in`], with the reply's text handed to `on_text` piece
+    /// by piece as claude writes it. The pieces add up to the returned
+    /// reply's text (a reply claude wrote after a tool call follows its
+    /// earlier text as a new paragraph). A stream that fails midway is an
+    /// error, as a failed call is; so is a final reply that differs from
+    /// what was handed out.
+    pub fn call_streaming_in(
+        &self,
+        sandbox: &Sandbox,
+        request: Request,
+        on_text: &mut dyn FnMut(&str),
+    ) -> anyhow::Result<Reply> {
+        self.run(sandbox, request, Some(on_text))
+    }
+
+    /// Everything of a call but how its output is read.
+    fn run(
+        &self,
+        sandbox: &Sandbox,
+        request: Request,
+        on_text: Option<&mut dyn FnMut(&str)>,
+    ) -> anyhow::Result<Reply> {
+        let (mode, prompt_file) = match &request.system_prompt {
+            Some((mode, text)) => (*mode, Some(write_prompt_file(&self.temp_dir, text)?)),
+            None => (SystemPromptMode::Append, None),
+        };
+        let args = self.args(
+            mode,
+            prompt_file.as_ref().map(|f| f.path()),
+            request.json_schema,
+        );
+        let mut env = self.environment(sandbox);
+        let Some(on_text) = on_text else {
+            let output = run_with_timeout(
+                &self.program,
+                &args,
+                &env,
+                &sandbox.work(),
+                request.prompt.as_bytes(),
+                self.timeout,
+                None,
+            )?;
+            // The temp file goes now, whatever happened; drop removes it.
+            drop(prompt_file);
+            return parse_output(&self.program, output);
+        };
+
+        // Without this, a connection lost midway makes claude ask again
+        // without streaming and end on a new answer: not the text the chat
+        // was shown.
+        env.push((
+            "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK".into(),
+            "1".into(),
+        ));
+        let mut reader = stream::StreamReader::default();
+        let mut on_line = |line: &str| {
+            if let Some(piece) = reader.line(line) {
+                on_text(&piece);
+            }
+        };
+        let output = run_with_timeout(
+            &self.program,
+            &streaming_args(args),
+            &env,
+            &sandbox.work(),
+            request.prompt.as_bytes(),
+            self.timeout,
+            Some(&mut on_line),
+        );
+        drop(prompt_file);
+        let mut output = output?;
+        let streamed = reader.streamed().to_owned();
+        output.stdout = reader.into_stdout();
+        let reply = parse_output(&self.program, output)?;
+        match stream::ending(&streamed, &reply.text) {
+            stream::Ending::Complete => {}
+            stream::Ending::Rest(rest) => on_text(&rest),
+            stream::Ending::Diverged => {
+                return Err(failure(
+                    Exit::ClaudeFailed,
+                    "claude's final reply is not the text it streamed (it started over); \
+                     the reply was not logged",
+                ));
+            }
+        }
+        Ok(reply)
+    }
+}
+
+/// `--output-format json` becomes the event stream, with a `stream_event`
+/// per text delta (`--include-partial-messages` needs `--verbose`).
+fn streaming_args(mut args: Vec<OsString>) -> Vec<OsString> {
+    let format = args
+        .iter()
+        .position(|a| a == "--output-format")
+        .expect("args() passes --output-format")
+        + 1;
+    args[format] = "stream-json".into();
+    args.splice(
+        format + 1..format + 1,
+        ["--verbose", "--include-partial-messages"].map(OsString::from),
+    );
+    args
+}
+
+fn write_prompt_file(dir: &Path, text: &str) -> anyhow::Result<tempfile::NamedTempFile> {
+    crate::store::fs::ensure_dir(dir)?;
+    // tempfile creates it 0600 with a unique name, and removes it on drop;
+    // the `.*.tmp` name lets prune sweep one a killed process left.
+    let mut file = tempfile::Builder::new()
+        .prefix(".prompt-")
+        .suffix(crate::store::atomic::TEMP_SUFFIX)
+        .tempfile_in(dir)
+        .with_context(|| {
+            format!(
+                "could not create the system prompt file in {}",
+                dir.display()
+            )
+        })?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .context("could not write the system prompt file")?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_in_order() {
+        let claude = Claude {
+            program: "claude".into(),
+            model: Some("opus".into()),
+            extra_args: vec!["--allowedTools".into(), "Read".into()],
+            timeout: Duration::from_secs(1),
+            temp_dir: std::env::temp_dir(),
+            tools: Vec::new(),
+            allowed_tools: Vec::new(),
+            mcp_config: None,
+            max_retries: 2,
+            env: Vec::new(),
+        };
+        let args: Vec<String> = claude
+            .args(SystemPromptMode::Append, Some(Path::new("/tmp/p.md")), None)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "-p",
+                "--output-format",
+                "json",
+                "--no-session-persistence",
+                "--tools",
+                "",
+                "--setting-sources",
+                "",
+                "--strict-mcp-config",
+                "--disable-slash-commands",
+                "--append-system-prompt-file",
+                "/tmp/p.md",
+                "--model",
+                "opus",
+                "--allowedTools",
+                "Read"
+            ]
+        );
+    }
+
+    #[test]
+    fn environment_is_an_allowlist() {
+        let claude = Claude {
+            program: "claude".into(),
+            model: None,
+            extra_args: Vec::new(),
+            timeout: Duration::from_secs(1),
+            temp_dir: std::env::temp_dir(),
+            tools: Vec::new(),
+            allowed_tools: Vec::new(),
+            mcp_config: None,
+            max_retries: 3,
+            env: vec!["MY_*".into()],
+        };
+        let sandbox = Sandbox::new(&[]).unwrap();
+        let env = claude.environment(&sandbox);
+        let get = |name: &str| {
+            env.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+        };
+        assert_eq!(
+            get("HOME"),
+            Some(sandbox.home().to_string_lossy().into_owned())
+        );
+        assert_eq!(get("CLAUDE_CODE_MAX_RETRIES").as_deref(), Some("3"));
+        assert_eq!(
+            get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC").as_deref(),
+            Some("1")
+        );
+        // Whatever the test runner has beyond the allowlist stays out.
+        for (name, _) in &env {
+            let name = name.to_string_lossy();
+            assert!(
+                ENV_ALLOWLIST.contains(&name.as_ref())
+                    || name.starts_with("MY_")
+                    || ENV_FIXED.iter().any(|(n, _)| *n == name)
+                    || [
+                        "HOME",
+                        "CLAUDE_CONFIG_DIR",
+                        "TMPDIR",
+                        "CLAUDE_CODE_MAX_RETRIES"
+                    ]
+                    .contains(&name.as_ref()),
+                "{name} leaked"
+            );
+        }
+        use std::os::unix::fs::PermissionsExt as _;
+        for dir in [sandbox.home(), sandbox.work()] {
+            let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! Compaction: fold the older messages of a user into the rolling summary,
+//! archive their raw lines, keep the newest `stm.contextWindow` raw.
+//!
+//! The protocol (DESIGN §5):
+//! 1. Under the user lock: finish any compaction a killed process left
+//!    (its journal), then plan: which prefix of `messages.jsonl` goes.
+//! 2. Without any user lock: one claude call summarises the prefix, with
+//!    the previous summary, and extracts durable profile facts.
+//! 3. Under the user lock again: if the file still starts with exactly the
+//!    planned prefix, write a journal of what follows, then append the
+//!    prefix to the gzip archives, write the summary, rewrite the log
+//!    without the prefix (keeping every line appended meanwhile), and
+//!    remove the journal.
+//!
+//! A process killed anywhere in step 3 leaves the journal; the next
+//! compaction of that user (or expiry, or clear) replays it, skipping what
+//! was done. So every message is always in STM or the archive, and never
+//! archived twice. A separate compaction lock, held across the LLM call,
+//! makes a second concurrent compaction of the same user return at once.
+//!
+//! Each part has its own file: `plan` reads the log and decides what
+//! leaves it, `summarise` is the LLM call (prompt, schema, answer) and
+//! the summary it gives, `journal` writes, replays and recovers step 3.
+
+mod journal;
+mod plan;
+mod summarise;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::claude::Claude;
+use crate::diag;
+use crate::layout::UserId;
+use crate::memory::ledger;
+use crate::memory::ltm::{self, IndexEntry, ProfileFacts};
+use crate::state::State;
+use crate::store::fs::{read_optional, remove_if_exists};
+use crate::store::lock::FileLock;
+
+pub use journal::recover_locked;
+use journal::{Journal, apply_journal_locked, write_journal};
+use plan::{Planned, plan_locked, prefix_unchanged};
+use summarise::{Answer, facts_by_user, next_summary, summarise};
+
+/// A guard against a loop that never converges.
+const MAX_ROUNDS: u32 = 10_000;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Compact anything beyond the context window, even under threshold.
+    pub force: bool,
+    /// Plan only: no call, no change.
+    pub dry_run: bool,
+}
+
+/// What one user's compaction did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Outcome {
+    /// Under the threshold (or, forced, within the window).
+    #[serde(rename_all = "camelCase")]
+    NotNeeded { messages: usize },
+    /// Another process is compacting this user right now.
+    Busy,
+    /// `--dry-run`: what would happen.
+    #[serde(rename_all = "camelCase")]
+    WouldCompact {
+        messages: usize,
+        compact: usize,
+        keep: usize,
+    },
+    #[serde(rename_all = "camelCase")]
+    Compacted {
+        compacted: usize,
+        kept: usize,
+        calls: u32,
+        cost_usd: Option<f64>,
+        /// Replies that were not the JSON asked for: their text became the
+        /// summary, no profile was changed.
+        not_json: u32,
+    },
+    /// The log changed under us (cleared or expired meanwhile): nothing
+    /// was written.
+    Changed,
+    /// A cap on calls was reached before any: left for the next run.
+    Deferred,
+}
+
+/// Cheap check without lock or parsing: more lines than the threshold?
+/// (Lines, not valid messages: a false "yes" only costs a locked plan.)
+pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<bool> {
+    let limit = if force {
+        state.config.context_window()
+    } else {
+        state.config.threshold()
+    };
+    let path = state.layout.messages_file(user);
+    // Without the lock, another host's compaction may replace the log
+    // while we count: a stale handle starts the count over.
+    crate::store::shared::retry_stale_whole(&path, || plan::more_lines_than(&path, limit))
+}
+
+/// Gives the claude to call before each call, or `None` when a cap on calls
+/// (maintain's `--max-llm-calls`) says to stop here.
+pub type CallGate<'a> = &'a dyn Fn() -> anyhow::Result<Option<Claude>>;
+
+/// Compact one user until under the threshold. `claude` is asked before
+/// every call, so a scan that finds nothing to do needs no claude, and a
+/// cap on calls holds however many rounds a long backlog takes.
+pub fn compact_user(
+    state: &State,
+    user: &UserId,
+    claude: CallGate,
+    options: Options,
+) -> anyhow::Result<Outcome> {
+    let Some(_compacting) = FileLock::try_acquire(&state.layout.compaction_lock_file(user))? else {
+        return Ok(Outcome::Busy);
+    };
+    let mut compacted = 0;
+    let mut calls = 0;
+    let mut cost: Option<f64> = None;
+    let mut kept = 0;
+    let mut not_json = 0;
+    for _ in 0..MAX_ROUNDS {
+        let plan = {
+            let _lock = state.lock_user(user)?;
+            // A dry run changes nothing, not even a leftover journal.
+            if !options.dry_run {
+                recover_locked(state, user)?;
+            }
+            plan_locked(state, user, options.force)?
+        };
+        let plan = match plan {
+            Planned::Nothing { messages } if calls == 0 => {
+                return Ok(Outcome::NotNeeded { messages });
+            }
+            Planned::Nothing { .. } => break,
+            Planned::Compact(plan) => plan,
+        };
+        if options.dry_run {
+            return Ok(Outcome::WouldCompact {
+                messages: plan.total,
+                compact: plan.messages.len(),
+                keep: plan.total - plan.messages.len(),
+            });
+        }
+        if let Some(why) = ledger::maintenance_cap_reached(state, Utc::now())? {
+            if calls == 0 {
+                return Err(crate::error::failure(crate::error::Exit::OverBudget, why));
+            }
+            break;
+        }
+        let Some(claude) = claude()? else {
+            if calls == 0 {
+                return Ok(Outcome::Deferred);
+            }
+            break;
+        };
+        let now = Utc::now();
+        let (answer, reply) = summarise(state, &claude, &plan)?;
+        calls += 1;
+        let answer = match answer {
+            Some(answer) => answer,
+            None => {
+                not_json += 1;
+                diag::warn(format!(
+                    "{user}: the compaction reply was not the JSON asked for; its text became \
+                     the summary and no profile was changed (check compacting.model and \
+                     compacting.summaryPrompt)"
+                ));
+                Answer {
+                    summary: reply.text.trim().to_owned(),
+                    ..Answer::default()
+                }
+            }
+        };
+        if let Some(c) = reply.cost_usd {
+            *cost.get_or_insert(0.0) += c;
+        }
+        if let Err(e) = ledger::record(state, "compact", user, &reply, now) {
+            diag::warn(format!("could not record the cost of a compaction: {e:#}"));
+        }
+
+        {
+            let _lock = state.lock_user(user)?;
+            if !prefix_unchanged(state, user, &plan.prefix)? {
+                return Ok(Outcome::Changed);
+            }
+            let summary = next_summary(&plan, &answer.summary, reply.cost_usd, user, now);
+            let journal = Journal::new(
+                state,
+                user,
+                &plan.prefix,
+                &plan.lines,
+                Some(summary.render()),
+            )?;
+            write_journal(state, user, &journal)?;
+            kept = apply_journal_locked(state, user, &journal)?;
+        }
+        if state.config.ltm.auto_profile {
+            for (person, facts) in facts_by_user(user, &plan, answer) {
+                merge_profile(state, &person, &facts, now);
+            }
+        }
+        compacted += plan.messages.len();
+    }
+    Ok(Outcome::Compacted {
+        compacted,
+        kept,
+        calls,
+        cost_usd: cost,
+        not_json,
+    })
+}
+
+/// Merge facts into one person's profile under their lock. The compaction
+/// is done and durable by now; a profile that cannot take the facts (a
+/// broken hand edit) is warned about, not a failure.
+fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: DateTime<Utc>) {
+    let result = (|| -> anyhow::Result<()> {
+        let doc = {
+            let _lock = state.lock_user(person)?;
+            // A person erased while this compaction ran has no profile, no
+            // STM and no group record left: do not bring them back.
+            let layout = &state.layout;
+            if !layout.profile_file(person).exists()
+                && !layout.stm_dir(person).exists()
+                && !layout.memberships_dir(person).exists()
+            {
+                return Ok(());
+            }
+            ltm::merge_facts_locked(state, person, facts, now)?
+        };
+        if let Some(doc) = doc {
+            let entry = IndexEntry::for_user(person, &doc);
+            ltm::update_index(state, &entry.path.clone(), Some(entry))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        diag::warn(format!("{person}: profile facts not merged: {e:#}"));
+    }
+}
+
+/// Move the whole log into the archive and remove it (STM expiry). The
+/// caller holds the user lock. Journalled like a compaction, so a kill
+/// never archives a line twice. Returns the number of messages moved.
+pub fn archive_whole_log_locked(state: &State, user: &UserId) -> anyhow::Result<usize> {
+    recover_locked(state, user)?;
+    let path = state.layout.messages_file(user);
+    let Some(log) = read_optional(&path)? else {
+        return Ok(0);
+    };
+    let (lines, messages) = plan::archive_days(&log, &path);
+    let journal = Journal::new(state, user, &log, &lines, None)?;
+    write_journal(state, user, &journal)?;
+    apply_journal_locked(state, user, &journal)?;
+    remove_if_exists(&path)?;
+    Ok(messages.len())
+}

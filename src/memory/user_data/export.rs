@@ -1,0 +1,149 @@
+//! Copies of everything of one user: a folder in the sessions layout, one
+//! JSON document, or a gzipped tar of the folder.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use super::{archived_lines, data_paths, owned_topics};
+use crate::layout::UserId;
+use crate::memory::{compaction, ltm, stm};
+use crate::state::State;
+use crate::store::atomic::write_atomic;
+use crate::store::fs::{ensure_dir, read_optional, read_optional_text};
+
+/// Copy everything of a user into `out`, in the sessions layout (so the
+/// folder can be dropped into another state dir as it is).
+pub fn export_dir(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
+    let _lock = state.lock_user(user)?;
+    compaction::recover_locked(state, user)?;
+    let sessions = state.layout.sessions_dir();
+    let mut copied = 0;
+    for path in data_paths(state, user) {
+        let relative = path
+            .strip_prefix(sessions)
+            .expect("user paths are under sessions/");
+        copied += copy_tree(&path, &out.join(relative))?;
+    }
+    Ok(copied)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<usize> {
+    let Ok(meta) = std::fs::symlink_metadata(from) else {
+        return Ok(0);
+    };
+    if meta.is_dir() {
+        let mut count = 0;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            count += copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        Ok(count)
+    } else if meta.is_file() {
+        if let Some(parent) = to.parent() {
+            ensure_dir(parent)?;
+        }
+        let bytes = read_optional(from)?.unwrap_or_default();
+        write_atomic(to, &bytes, false)?;
+        Ok(1)
+    } else {
+        Ok(0)
+    }
+}
+
+fn raw_stm_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {
+    let bytes = read_optional(&state.layout.messages_file(user))?.unwrap_or_default();
+    Ok(bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .map(<[u8]>::to_vec)
+        .collect())
+}
+
+/// One JSON document: profile, summary, summaries, and every message from
+/// the archives and STM, in order, as stored (unknown fields included).
+pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<Value> {
+    let _lock = state.lock_user(user)?;
+    compaction::recover_locked(state, user)?;
+    let mut messages: Vec<Value> = Vec::new();
+    for line in archived_lines(state, user)?
+        .into_iter()
+        .chain(raw_stm_lines(state, user)?)
+    {
+        match serde_json::from_slice::<Value>(&line) {
+            Ok(value) => messages.push(value),
+            Err(_) => crate::diag::warn(format!(
+                "export of {user}: an unreadable line is left out: {}",
+                String::from_utf8_lossy(&line)
+            )),
+        }
+    }
+    let document = |path: PathBuf| -> anyhow::Result<Value> {
+        Ok(match read_optional_text(&path)? {
+            Some(text) => {
+                let doc = stm::parse_document_or_warn(&text, &path);
+                json!({
+                    "frontmatter": serde_json::to_value(&doc.front).unwrap_or(Value::Null),
+                    "body": doc.body,
+                })
+            }
+            None => Value::Null,
+        })
+    };
+    let mut daily = serde_json::Map::new();
+    let mut weekly = serde_json::Map::new();
+    for (dir, map) in [
+        (state.layout.daily_dir(user), &mut daily),
+        (state.layout.weekly_dir(user), &mut weekly),
+    ] {
+        for name in ltm::markdown_names(&dir)? {
+            map.insert(name.clone(), document(dir.join(format!("{name}.md")))?);
+        }
+    }
+    let mut topics = serde_json::Map::new();
+    for slug in owned_topics(state, user)? {
+        topics.insert(slug.to_string(), document(state.layout.topic_file(&slug))?);
+    }
+    Ok(json!({
+        "user": user.as_str(),
+        "topics": topics,
+        "exportedAt": crate::memory::message::format_ts(&now),
+        "profile": document(state.layout.profile_file(user))?,
+        "summary": document(state.layout.summary_file(user))?,
+        "summaries": {"daily": daily, "weekly": weekly},
+        "messages": messages,
+    }))
+}
+
+/// The directory export, as a gzipped tar file at `out`.
+pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
+    let (bytes, count) = export_tar_gz_bytes(state, user)?;
+    write_atomic(out, &bytes, state.fsync())?;
+    Ok(count)
+}
+
+/// The directory export as gzipped tar bytes, and how many files it holds.
+/// Staged in the state dir's private temporary folder, `0700` whatever
+/// the umask: the person's data never sits readable by others.
+pub fn export_tar_gz_bytes(state: &State, user: &UserId) -> anyhow::Result<(Vec<u8>, usize)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let temp = state.layout.temp_dir();
+    ensure_dir(&temp)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".export-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(&temp)
+        .context("could not create a temporary folder for the export")?;
+    let count = export_dir(state, user, staging.path())?;
+    let mut bytes = Vec::new();
+    {
+        let encoder = flate2::write::GzEncoder::new(&mut bytes, flate2::Compression::default());
+        let mut tar = tar::Builder::new(encoder);
+        tar.append_dir_all(user.as_str(), staging.path())
+            .context("could not build the tar archive")?;
+        tar.into_inner()?.finish()?;
+    }
+    Ok((bytes, count))
+}
