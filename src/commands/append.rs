@@ -43,11 +43,7 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         None => chrono::Utc::now(),
     };
     let mut message = build_message(state, &args.message, args.role, text, ts)?;
-    if let Some(id) = &args.reply_to {
-        message
-            .extra
-            .insert("replyTo".into(), serde_json::Value::from(id.as_str()));
-    }
+    message.reply_to = args.reply_to.clone();
     let key = &match &args.message.conversation {
         Some(key) => crate::memory::migration::conversation_for_writing(state, key)?,
         None => user.clone(),

@@ -137,7 +137,7 @@ fn ask(
                 .msg_id
                 .as_deref()
                 .expect("only an id is redelivered");
-            return redelivered(&turn, id, delivery, over_budget);
+            return redelivered(&turn, id, *delivery, over_budget);
         }
         (
             Intake::Logged {
@@ -239,21 +239,7 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let now = Utc::now();
     let message = &turn.message;
     let stored = stm::cap_reply(&reply.text, state.config.limits.max_reply_bytes);
-    let mut answer = Message::new(Role::Assistant, stored, now);
-    answer.channel = message.channel.clone();
-    answer.thread_id = message.thread_id.clone();
-    answer.group_id = message.group_id.clone();
-    if let Some(id) = &message.msg_id {
-        answer
-            .extra
-            .insert("replyTo".into(), Value::from(id.as_str()));
-    }
-    // In a group, whom the reply answers: an erase of that person takes it too.
-    if turn.key != turn.sender {
-        answer
-            .extra
-            .insert("askedBy".into(), Value::from(turn.sender.as_str()));
-    }
+    let mut answer = Message::reply_line(message, stored, now);
     if let Some(usage) = &reply.usage {
         answer.extra.insert("usage".into(), usage.clone());
     }

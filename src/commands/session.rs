@@ -441,11 +441,7 @@ fn marker_width(archive: bool) -> usize {
 /// and `userId`; otherwise the role.
 fn speaker(message: &Message) -> String {
     let role = message.role.label().to_lowercase();
-    let name = message
-        .extra
-        .get("userName")
-        .and_then(Value::as_str)
-        .map(escape_for_terminal);
+    let name = message.user_name.as_deref().map(escape_for_terminal);
     match (message.sender(), name) {
         (Some(id), Some(name)) => format!("{name} ({})", escape_for_terminal(id)),
         (Some(id), None) => escape_for_terminal(id),

@@ -352,10 +352,7 @@ pub fn find_delivery(
             if delivery.reply.is_none()
                 && let Some(next) = next.and_then(|n| Message::parse(n).ok())
                 && next.role == crate::memory::message::Role::Assistant
-                && next
-                    .extra
-                    .get("replyTo")
-                    .is_none_or(|r| r.as_str() == Some(msg_id))
+                && next.reply_to.as_deref().is_none_or(|r| r == msg_id)
             {
                 delivery.reply = Some(next);
             }
@@ -477,7 +474,7 @@ impl Claim {
 pub enum Intake<T> {
     /// Its id is logged already (a platform re-sending it): nothing was
     /// logged; what the log holds for the id.
-    Redelivery(Delivery),
+    Redelivery(Box<Delivery>),
     /// The message is logged. `read` is what was read just before (the
     /// context, which must not hold the message itself), or `None` when
     /// no answer is to be made; `claim` holds its id (when it has one and
@@ -503,7 +500,7 @@ pub fn take_in<T>(
     if let Some(id) = &message.msg_id {
         let delivery = find_delivery(state, key, id, message.ts)?;
         if delivery.logged {
-            return Ok(Intake::Redelivery(delivery));
+            return Ok(Intake::Redelivery(Box::new(delivery)));
         }
     }
     let Some(read) = read else {
