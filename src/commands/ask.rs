@@ -187,6 +187,7 @@ fn ask(
                 &|| Ok(Some(compactor.clone())),
                 compaction::Options::default(),
             )
+            .and_then(compaction::Outcome::budget_stop_as_error)
             .map(|_| ()),
             CompactionMode::Background => spawn_background_compaction(state, turn.key, &compactor),
         };

@@ -29,7 +29,8 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
     };
     if let Some(user) = &one {
         super::existing_user(state, user)?;
-        let outcome = compaction::compact_user(state, user, &make_claude, options)?;
+        let outcome =
+            compaction::compact_user(state, user, &make_claude, options)?.budget_stop_as_error()?;
         return if output.json {
             print_json(&json!({"user": user.as_str(), "outcome": outcome}))
         } else {
@@ -53,7 +54,9 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
                 continue;
             }
         }
-        match compaction::compact_user(state, &user, &make_claude, options) {
+        match compaction::compact_user(state, &user, &make_claude, options)
+            .and_then(Outcome::budget_stop_as_error)
+        {
             Ok(Outcome::NotNeeded { .. }) => under_threshold += 1,
             Ok(outcome) => results.push((user, outcome)),
             Err(e) => {
@@ -165,6 +168,6 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
         Outcome::Changed => format!(
             "{user}: the log changed during compaction (cleared or expired); nothing written"
         ),
-        Outcome::Deferred => format!("{user}: left for later (a cap on calls is reached)"),
+        Outcome::Deferred { .. } => format!("{user}: left for later (a cap on calls is reached)"),
     }
 }

@@ -376,10 +376,7 @@ fn compact(
     let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
         // Each call of a compaction (a backlog takes several) is reserved.
         let gate = || llm.next_call();
-        let outcome = match compaction::compact_user(state, user, &gate, options) {
-            Err(e) if crate::error::exit_code_of(&e) == Exit::OverBudget => return Ok(Done::Left),
-            other => other?,
-        };
+        let outcome = compaction::compact_user(state, user, &gate, options)?;
         Ok(match outcome {
             Outcome::Compacted {
                 compacted,
@@ -400,7 +397,7 @@ fn compact(
                 Done::Did(format!("would compact {user}: {compact} message(s)"))
             }
             Outcome::Busy => Done::Nothing(format!("{user}: another compaction is running")),
-            Outcome::Deferred => Done::Left,
+            Outcome::Deferred { .. } => Done::Left,
             Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
         })
     });
