@@ -387,7 +387,7 @@ pub struct MaintainArgs {
     pub dry_run: bool,
 
     /// LLM calls run in parallel
-    #[arg(long, default_value_t = 2, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = 2, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=crate::supervise::MAX_CHILDREN as i64))]
     pub jobs: u32,
 
     /// At most N LLM calls this run; the rest waits for the next run

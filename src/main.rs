@@ -16,10 +16,7 @@ fn main() -> ExitCode {
         Err(err) => exit_with_usage_error(err),
     };
     // Chat logs are private: nothing we create is readable by others.
-    // SAFETY: umask only sets the process's file mode mask.
-    unsafe {
-        libc::umask(0o077);
-    }
+    rustix::process::umask(rustix::fs::Mode::RWXG | rustix::fs::Mode::RWXO);
     diag::set_verbosity(if cli.quiet { -1 } else { cli.verbose as i8 });
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

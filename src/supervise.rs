@@ -1,7 +1,12 @@
 //! Running a child to its end or a deadline: its own process group, a
 //! SIGTERM then SIGKILL to the whole tree on timeout, the kernel's
 //! parent-death signal, and SIGTERM, SIGINT or SIGHUP sent to us forwarded
-//! to every child running. Knows nothing of what the child is.
+//! to every child running. Knows nothing of what the child is: the caller
+//! turns a [`RunError`] into its own words.
+//!
+//! OS calls go through `rustix`; `unsafe` is left only where no safe
+//! wrapper exists: installing the signal handler, the handler's own
+//! `signal` and `raise`, and the `pre_exec` hook.
 
 use std::ffi::OsString;
 use std::io::Write as _;
@@ -12,14 +17,17 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
+use rustix::process::{Pid, Signal};
 
-use crate::error::{Exit, failure};
+/// At most this many children are supervised at once: the slots of the
+/// signal forwarding. `maintain --jobs` is bounded by it, so every call
+/// of a pass can be reached by a signal sent to us.
+pub const MAX_CHILDREN: usize = 64;
 
 /// How long a child gets between SIGTERM and SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
 
-/// How often a streaming call looks whether claude has exited while its
+/// How often a streaming run looks whether the child has exited while its
 /// stdout stays open.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -30,9 +38,20 @@ pub struct Output {
     pub stderr: Vec<u8>,
 }
 
-/// Run claude to its end or the timeout. With `on_line`, stdout is handed
-/// over line by line as it arrives (and not kept); the timeout covers the
-/// whole run either way.
+/// Why a run gave no [`Output`].
+#[derive(Debug)]
+pub enum RunError {
+    /// The program could not be started.
+    Spawn(std::io::Error),
+    /// It ran past the timeout; it and everything it started were stopped.
+    TimedOut,
+    /// Waiting for it failed.
+    Wait(std::io::Error),
+}
+
+/// Run a program to its end or the timeout. With `on_line`, stdout is
+/// handed over line by line as it arrives (and not kept); the timeout
+/// covers the whole run either way.
 pub fn run_with_timeout(
     program: &Path,
     args: &[OsString],
@@ -41,7 +60,7 @@ pub fn run_with_timeout(
     stdin: &[u8],
     timeout: Duration,
     on_line: Option<&mut dyn FnMut(&str)>,
-) -> anyhow::Result<Output> {
+) -> Result<Output, RunError> {
     let started = Instant::now();
     let deadline = started + timeout;
     let mut command = Command::new(program);
@@ -54,32 +73,24 @@ pub fn run_with_timeout(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    // Even a SIGKILL of this process must not leave claude running: the
+    // Even a SIGKILL of this process must not leave the child running: the
     // kernel sends it SIGTERM when its parent dies.
     #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe, as pre_exec requires.
+    // SAFETY: the hook makes one prctl(2) system call (rustix calls the
+    // kernel directly), which is async-signal-safe, as pre_exec requires.
     unsafe {
         command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            let _ = rustix::process::set_parent_process_death_signal(Some(Signal::TERM));
             Ok(())
         });
     }
-    let mut child = command.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => failure(
-            Exit::ClaudeNotFound,
-            format!(
-                "could not start claude ({}): {e}; check --claude-bin or CLAUDE_BIN",
-                program.display()
-            ),
-        ),
-        _ => anyhow::Error::new(e).context(format!("could not start {}", program.display())),
-    })?;
-    let group = child.id() as libc::pid_t;
+    let mut child = command.spawn().map_err(RunError::Spawn)?;
+    let group = i32::try_from(child.id()).expect("a pid fits in an i32");
     let _registered = GroupGuard::register(group);
 
     let mut child_stdin = child.stdin.take().expect("stdin is piped");
     let input = stdin.to_vec();
-    // A claude that exits without reading its stdin closes the pipe: fine.
+    // A child that exits without reading its stdin closes the pipe: fine.
     let writer = std::thread::spawn(move || {
         let _ = child_stdin.write_all(&input);
     });
@@ -104,12 +115,12 @@ pub fn run_with_timeout(
                     Err(mpsc::RecvTimeoutError::Timeout) if exited.is_some() => break,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         if let Ok(status) = done_rx.try_recv() {
-                            // claude is done; what it left behind must not
-                            // hold stdout open until the deadline.
-                            kill_group(group, libc::SIGKILL);
+                            // The child is done; what it left behind must
+                            // not hold stdout open until the deadline.
+                            kill_group(group, Signal::KILL);
                             exited = Some(status);
                         } else if left.is_zero() {
-                            return Err(stop_group(group, &done_rx, timeout));
+                            return Err(stop_group(group, &done_rx));
                         }
                     }
                 }
@@ -125,12 +136,12 @@ pub fn run_with_timeout(
         Some(status) => status,
         None => match done_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             Ok(status) => status,
-            Err(_) => return Err(stop_group(group, &done_rx, timeout)),
+            Err(_) => return Err(stop_group(group, &done_rx)),
         },
     }
-    .context("could not wait for claude")?;
-    // What claude started and left behind would hold our pipes open.
-    kill_group(group, libc::SIGKILL);
+    .map_err(RunError::Wait)?;
+    // What the child started and left behind would hold our pipes open.
+    kill_group(group, Signal::KILL);
     let _ = writer.join();
     let remaining = timeout.saturating_sub(started.elapsed()).max(KILL_GRACE);
     let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
@@ -142,33 +153,22 @@ pub fn run_with_timeout(
     })
 }
 
-/// SIGTERM to claude's process tree, SIGKILL after the grace period: the
-/// error of a call that ran out of time.
-fn stop_group(
-    group: libc::pid_t,
-    done: &mpsc::Receiver<std::io::Result<ExitStatus>>,
-    timeout: Duration,
-) -> anyhow::Error {
-    // claude starts its Bash tool in a session of its own: the group alone
-    // would leave those running. Take the whole tree while claude is still
-    // alive to link it.
+/// SIGTERM to the child's process tree, SIGKILL after the grace period:
+/// the end of a run that ran out of time.
+fn stop_group(group: i32, done: &mpsc::Receiver<std::io::Result<ExitStatus>>) -> RunError {
+    // A child may start processes in a session of their own (claude's Bash
+    // tool does): the group alone would leave those running. Take the whole
+    // tree while the child is still alive to link it.
     let tree = descendants(group);
-    kill_group(group, libc::SIGTERM);
-    signal_all(&tree, libc::SIGTERM);
+    kill_group(group, Signal::TERM);
+    signal_all(&tree, Signal::TERM);
     if done.recv_timeout(KILL_GRACE).is_err() {
-        kill_group(group, libc::SIGKILL);
+        kill_group(group, Signal::KILL);
         let _ = done.recv();
     }
-    kill_group(group, libc::SIGKILL);
-    signal_all(&tree, libc::SIGKILL);
-    failure(
-        Exit::ClaudeTimeout,
-        format!(
-            "claude did not answer within {} s and was stopped; raise --timeout \
-             or ask.timeoutSeconds if it needs longer",
-            timeout.as_secs()
-        ),
-    )
+    kill_group(group, Signal::KILL);
+    signal_all(&tree, Signal::KILL);
+    RunError::TimedOut
 }
 
 /// Each line of the pipe (without its line break) as it arrives.
@@ -209,18 +209,18 @@ fn read_in_background(mut pipe: impl std::io::Read + Send + 'static) -> mpsc::Re
 /// Process groups of the children running now, so that a SIGTERM, SIGINT
 /// or SIGHUP sent to us (a broker giving up, Ctrl-C) reaches them too: a
 /// claude left running would go on costing money for minutes.
-static CHILD_GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+static CHILD_GROUPS: [AtomicI32; MAX_CHILDREN] = [const { AtomicI32::new(0) }; MAX_CHILDREN];
 
 /// Registers a child's group while it runs; forgets it when dropped.
 struct GroupGuard(Option<usize>);
 
 impl GroupGuard {
-    fn register(group: libc::pid_t) -> Self {
+    fn register(group: i32) -> Self {
         static INSTALL: std::sync::Once = std::sync::Once::new();
         INSTALL.call_once(|| {
             for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-                // SAFETY: `forward` only calls async-signal-safe functions
-                // (kill, signal, raise) and reads atomics.
+                // SAFETY: `forward` only reads atomics and makes
+                // async-signal-safe calls (kill, signal, raise).
                 unsafe {
                     libc::signal(signal, forward as *const () as libc::sighandler_t);
                 }
@@ -244,13 +244,8 @@ impl Drop for GroupGuard {
 
 extern "C" fn forward(signal: libc::c_int) {
     for slot in &CHILD_GROUPS {
-        let group = slot.load(Ordering::SeqCst);
-        if group > 0 {
-            // SAFETY: kill(2) is async-signal-safe; the group is a child's.
-            unsafe {
-                libc::kill(-group, libc::SIGTERM);
-            }
-        }
+        // kill(2), async-signal-safe; the group is a child's.
+        kill_group(slot.load(Ordering::SeqCst), Signal::TERM);
     }
     // Then die of the signal as we would have without a handler.
     // SAFETY: signal(2) and raise(3) are async-signal-safe.
@@ -261,10 +256,10 @@ extern "C" fn forward(signal: libc::c_int) {
 }
 
 /// A process and its start time (so a reused pid is never signalled).
-type Process = (libc::pid_t, u64);
+type Process = (i32, u64);
 
 /// The start time and parent of a process, from `/proc/PID/stat`.
-fn stat_of(pid: libc::pid_t) -> Option<(libc::pid_t, u64)> {
+fn stat_of(pid: i32) -> Option<(i32, u64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may hold anything: split
     // after the last `)`. Then: state, ppid, …, starttime (22nd field).
@@ -277,11 +272,11 @@ fn stat_of(pid: libc::pid_t) -> Option<(libc::pid_t, u64)> {
 
 /// Every process below `root` (not `root` itself), whatever its group or
 /// session. Linux `/proc`; elsewhere none.
-fn descendants(root: libc::pid_t) -> Vec<Process> {
+fn descendants(root: i32) -> Vec<Process> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let mut children: std::collections::HashMap<libc::pid_t, Vec<Process>> = Default::default();
+    let mut children: std::collections::HashMap<i32, Vec<Process>> = Default::default();
     for entry in entries.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
             continue;
@@ -301,22 +296,24 @@ fn descendants(root: libc::pid_t) -> Vec<Process> {
     found
 }
 
-fn signal_all(processes: &[Process], signal: libc::c_int) {
+/// Signal each process still the same one (same start time) that was
+/// below our child.
+fn signal_all(processes: &[Process], signal: Signal) {
     for &(pid, start) in processes {
-        if stat_of(pid).is_some_and(|(_, now)| now == start) {
-            // SAFETY: kill(2) on a pid checked to be the same process
-            // (same start time) that was below our child.
-            unsafe {
-                libc::kill(pid, signal);
-            }
+        if stat_of(pid).is_some_and(|(_, now)| now == start)
+            && let Some(pid) = Pid::from_raw(pid)
+        {
+            let _ = rustix::process::kill_process(pid, signal);
         }
     }
 }
 
-fn kill_group(group: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: kill(2) with a negative pid signals that process group; the
-    // group is the child's own (process_group(0) made it its leader).
-    unsafe {
-        libc::kill(-group, signal);
+/// Signal a child's process group (`process_group(0)` made the child its
+/// leader); 0 (a free slot) or a negative number signals nobody.
+fn kill_group(group: i32, signal: Signal) {
+    if group > 0
+        && let Some(group) = Pid::from_raw(group)
+    {
+        let _ = rustix::process::kill_process_group(group, signal);
     }
 }

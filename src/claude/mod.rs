@@ -16,7 +16,7 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::error::{Exit, failure};
-use crate::supervise::run_with_timeout;
+use crate::supervise::{RunError, run_with_timeout};
 
 mod reply;
 mod sandbox;
@@ -321,7 +321,8 @@ impl Claude {
                 request.prompt.as_bytes(),
                 self.timeout,
                 None,
-            )?;
+            )
+            .map_err(|e| self.run_error(e))?;
             // The temp file goes now, whatever happened; drop removes it.
             drop(prompt_file);
             return parse_output(&self.program, output);
@@ -350,7 +351,7 @@ impl Claude {
             Some(&mut on_line),
         );
         drop(prompt_file);
-        let mut output = output?;
+        let mut output = output.map_err(|e| self.run_error(e))?;
         let streamed = reader.streamed().to_owned();
         output.stdout = reader.into_stdout();
         let reply = parse_output(&self.program, output)?;
@@ -366,6 +367,38 @@ impl Claude {
             }
         }
         Ok(reply)
+    }
+
+    /// A run that gave no output, in claude's words: what to check.
+    fn run_error(&self, error: RunError) -> anyhow::Error {
+        let program = self.program.display();
+        match error {
+            RunError::Spawn(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+                ) =>
+            {
+                failure(
+                    Exit::ClaudeNotFound,
+                    format!(
+                        "could not start claude ({program}): {e}; check --claude-bin or CLAUDE_BIN"
+                    ),
+                )
+            }
+            RunError::Spawn(e) => {
+                anyhow::Error::new(e).context(format!("could not start {program}"))
+            }
+            RunError::TimedOut => failure(
+                Exit::ClaudeTimeout,
+                format!(
+                    "claude did not answer within {} s and was stopped; raise --timeout \
+                     or ask.timeoutSeconds if it needs longer",
+                    self.timeout.as_secs()
+                ),
+            ),
+            RunError::Wait(e) => anyhow::Error::new(e).context("could not wait for claude"),
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::state::State;
 use crate::store::atomic::{TEMP_SUFFIX, write_atomic};
 use crate::store::fs::{read_optional, remove_if_exists};
+use crate::store::tree::empty_folders;
 
 /// A temp file this old was left by a killed writer: no live write takes
 /// an hour.
@@ -119,36 +120,6 @@ pub fn prune(state: &State, dry_run: bool, now: DateTime<Utc>) -> anyhow::Result
 
 fn has_empty_folders(folder: &Path) -> anyhow::Result<bool> {
     Ok(!empty_folders(folder)?.is_empty())
-}
-
-/// Folders under and including `folder` that hold nothing but empty
-/// folders, deepest first (the order to remove them in).
-fn empty_folders(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    collect_empty(folder, &mut out)?;
-    Ok(out)
-}
-
-/// Returns whether `folder` is empty once its empty subfolders are gone.
-fn collect_empty(folder: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<bool> {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(e).with_context(|| format!("could not list {}", folder.display())),
-    };
-    let mut empty = true;
-    for entry in entries {
-        // Anything that cannot be looked at (it vanished, or a writer is at
-        // work) counts as content: prune errs on the side of keeping.
-        match entry.and_then(|e| Ok((e.file_type()?, e.path()))) {
-            Ok((kind, path)) if kind.is_dir() => empty &= collect_empty(&path, out)?,
-            _ => empty = false,
-        }
-    }
-    if empty {
-        out.push(folder.to_owned());
-    }
-    Ok(empty)
 }
 
 /// Remove the per-message locks an `ask` that failed left behind (a

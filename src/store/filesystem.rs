@@ -167,18 +167,7 @@ fn nearest_existing(path: &Path) -> PathBuf {
 }
 
 fn statfs_type(path: &Path) -> std::io::Result<u64> {
-    use std::os::unix::ffi::OsStrExt as _;
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    let mut buf = std::mem::MaybeUninit::<libc::statfs>::zeroed();
-    // SAFETY: `c_path` is a valid NUL-terminated string and `buf` is a
-    // writable statfs struct; statfs(2) writes only into it.
-    let rc = unsafe { libc::statfs(c_path.as_ptr(), buf.as_mut_ptr()) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: statfs returned 0, so it filled the struct.
-    let stat = unsafe { buf.assume_init() };
+    let stat = rustix::fs::statfs(path)?;
     // f_type is signed on some targets; magic numbers are 32-bit.
     Ok((stat.f_type as u64) & 0xFFFF_FFFF)
 }

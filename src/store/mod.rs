@@ -7,6 +7,8 @@ pub mod filesystem;
 pub mod frontmatter;
 pub mod fs;
 pub mod jsonl;
+pub mod lines;
 pub mod lock;
 pub mod shared;
 pub mod tail;
+pub mod tree;

@@ -120,10 +120,7 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
     } else {
         state.config.threshold()
     };
-    let path = state.layout.messages_file(user);
-    // Without the lock, another host's compaction may replace the log
-    // while we count: a stale handle starts the count over.
-    crate::store::shared::retry_stale_whole(&path, || plan::more_lines_than(&path, limit))
+    crate::store::lines::more_lines_than(&state.layout.messages_file(user), limit)
 }
 
 /// Gives the claude to call before each call, or `None` when a cap on calls

@@ -2,9 +2,6 @@
 //! which archive day takes each of its lines, and whether the log still
 //! starts with that prefix when the summary comes back.
 
-use std::io::{BufRead as _, BufReader};
-
-use anyhow::Context as _;
 use chrono::{NaiveDate, Utc};
 
 use crate::diag;
@@ -14,33 +11,11 @@ use crate::memory::stm;
 use crate::state::State;
 use crate::store::frontmatter::Document;
 use crate::store::fs::open_read;
-use crate::store::shared::AlignedReader;
+use crate::store::lines;
 
 /// At most this many bytes of raw lines go into one summarising call; a
 /// longer backlog (an import, a disabled compactor) takes several rounds.
 const CHUNK_BYTES: u64 = 256 * 1024;
-
-pub(super) fn more_lines_than(path: &std::path::Path, limit: usize) -> anyhow::Result<bool> {
-    let Some(file) = open_read(path)? else {
-        return Ok(false);
-    };
-    let mut reader = BufReader::with_capacity(64 * 1024, AlignedReader::new(&file));
-    let mut lines = 0usize;
-    loop {
-        let buf = reader
-            .fill_buf()
-            .with_context(|| format!("could not read {}", path.display()))?;
-        if buf.is_empty() {
-            return Ok(false);
-        }
-        lines += buf.iter().filter(|&&b| b == b'\n').count();
-        if lines > limit {
-            return Ok(true);
-        }
-        let n = buf.len();
-        reader.consume(n);
-    }
-}
 
 pub(super) enum Planned {
     Nothing { messages: usize },
@@ -66,28 +41,9 @@ pub(super) fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::
         return Ok(Planned::Nothing { messages: 0 });
     };
     // Start offsets (and ends, after the newline) of every valid line.
-    let mut valid: Vec<(u64, u64)> = Vec::new();
-    // Aligned reads, as a file open with O_DIRECT needs.
-    let mut reader = BufReader::with_capacity(64 * 1024, AlignedReader::new(&file));
-    let mut offset = 0u64;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .with_context(|| format!("could not read {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        let complete = line.last() == Some(&b'\n');
-        let body = line.strip_suffix(b"\n").unwrap_or(&line);
-        // Unreadable lines are not counted; the warning comes when they are
-        // archived (or read for context).
-        if complete && Message::parse(body).is_ok() {
-            valid.push((offset, offset + n as u64));
-        }
-        offset += n as u64;
-    }
+    // Unreadable lines are not counted; the warning comes when they are
+    // archived (or read for context).
+    let valid = lines::complete_line_spans(&file, &path, |body| Message::parse(body).is_ok())?;
     let total = valid.len();
     let window = state.config.context_window();
     let limit = if force {
@@ -112,9 +68,7 @@ pub(super) fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::
         .find(|&start| start >= CHUNK_BYTES)
         .unwrap_or(window_start);
 
-    let mut prefix = vec![0u8; prefix_end as usize];
-    crate::store::shared::read_exact_at(&file, &mut prefix, 0)
-        .with_context(|| format!("could not read {}", path.display()))?;
+    let prefix = lines::read_prefix(&file, &path, prefix_end as usize)?;
     let (lines, messages) = archive_days(&prefix, &path);
     Ok(Planned::Compact(Plan {
         prefix,
@@ -135,16 +89,8 @@ pub(super) fn archive_days(
     let mut lines = Vec::new();
     let mut messages = Vec::new();
     let mut unreadable = Vec::new();
-    let mut start = 0;
-    for raw in prefix.split_inclusive(|&b| b == b'\n') {
-        let end = start + raw.len() - usize::from(raw.ends_with(b"\n"));
-        let range = start..end;
-        start += raw.len();
-        let body = &prefix[range.clone()];
-        if body.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match Message::parse(body) {
+    for range in crate::store::lines::nonblank_line_ranges(prefix) {
+        match Message::parse(&prefix[range.clone()]) {
             Ok(message) => {
                 let day = message.ts.date_naive();
                 // Unreadable lines before this one go to its day.
@@ -176,11 +122,7 @@ pub(super) fn prefix_unchanged(
     user: &UserId,
     prefix: &[u8],
 ) -> anyhow::Result<bool> {
-    let Some(file) = open_read(&state.layout.messages_file(user))? else {
-        return Ok(false);
-    };
-    let mut now = vec![0u8; prefix.len()];
-    Ok(crate::store::shared::read_exact_at(&file, &mut now, 0).is_ok() && now == prefix)
+    lines::starts_with(&state.layout.messages_file(user), prefix)
 }
 
 /// The senders named on the plan's user lines (a group conversation).

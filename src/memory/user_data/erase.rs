@@ -3,9 +3,8 @@
 //! own, their index entries and ledger lines; and the membership records
 //! that let an erase find the groups.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context as _;
 use serde_json::Value;
 
 use super::{archived_lines, owned_topics, user_paths};
@@ -16,6 +15,8 @@ use crate::state::State;
 use crate::store::archive;
 use crate::store::atomic::write_atomic;
 use crate::store::fs::{read_optional, remove_if_exists};
+use crate::store::lines::without_lines;
+use crate::store::tree::remove_tree;
 
 /// Erase everything of a user: STM, profile, summaries, archive, exports,
 /// owned topics, index entries, ledger lines, journal and lock files.
@@ -43,7 +44,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     }
     let lock = state.lock_user(user)?;
     for path in user_paths(state, user) {
-        if remove_path(&path)? {
+        if remove_tree(&path)? {
             removed.push(path);
         }
     }
@@ -162,12 +163,7 @@ fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Res
     let mut changed = Vec::new();
     let log = state.layout.messages_file(group);
     if let Some(bytes) = read_optional(&log)? {
-        let kept: Vec<u8> = bytes
-            .split_inclusive(|&b| b == b'\n')
-            .filter(|line| !about_user(line.trim_ascii_end()))
-            .flatten()
-            .copied()
-            .collect();
+        let kept = without_lines(&bytes, about_user);
         if kept.len() != bytes.len() {
             write_atomic(&log, &kept, state.fsync())?;
             changed.push(log);
@@ -194,17 +190,6 @@ fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Res
     Ok(changed)
 }
 
-fn remove_path(path: &Path) -> anyhow::Result<bool> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path)
-            .map(|()| true)
-            .with_context(|| format!("could not remove {}", path.display())),
-        Ok(_) => remove_if_exists(path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(e).with_context(|| format!("could not stat {}", path.display())),
-    }
-}
-
 /// Rewrite the maintenance ledger without the user's lines.
 fn forget_in_ledger(state: &State, user: &UserId) -> anyhow::Result<()> {
     let path = state.layout.maintenance_ledger_file();
@@ -212,24 +197,17 @@ fn forget_in_ledger(state: &State, user: &UserId) -> anyhow::Result<()> {
     let Some(bytes) = read_optional(&path)? else {
         return Ok(());
     };
-    let mut kept = Vec::with_capacity(bytes.len());
-    let mut changed = false;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        let about_user = serde_json::from_slice::<Value>(line.trim_ascii())
+    let kept = without_lines(&bytes, |line| {
+        serde_json::from_slice::<Value>(line)
             .ok()
             .and_then(|v| {
                 v.get("user")
                     .and_then(Value::as_str)
                     .map(|u| u == user.as_str())
             })
-            .unwrap_or(false);
-        if about_user {
-            changed = true;
-        } else {
-            kept.extend_from_slice(line);
-        }
-    }
-    if changed {
+            .unwrap_or(false)
+    });
+    if kept.len() != bytes.len() {
         write_atomic(&path, &kept, state.fsync())?;
     }
     Ok(())

@@ -13,6 +13,7 @@ use crate::memory::{compaction, ltm, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::fs::{ensure_dir, read_optional, read_optional_text};
+use crate::store::tree::copy_tree;
 
 /// Copy everything of a user into `out`, in the sessions layout (so the
 /// folder can be dropped into another state dir as it is).
@@ -28,29 +29,6 @@ pub fn export_dir(state: &State, user: &UserId, out: &Path) -> anyhow::Result<us
         copied += copy_tree(&path, &out.join(relative))?;
     }
     Ok(copied)
-}
-
-fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<usize> {
-    let Ok(meta) = std::fs::symlink_metadata(from) else {
-        return Ok(0);
-    };
-    if meta.is_dir() {
-        let mut count = 0;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            count += copy_tree(&entry.path(), &to.join(entry.file_name()))?;
-        }
-        Ok(count)
-    } else if meta.is_file() {
-        if let Some(parent) = to.parent() {
-            ensure_dir(parent)?;
-        }
-        let bytes = read_optional(from)?.unwrap_or_default();
-        write_atomic(to, &bytes, false)?;
-        Ok(1)
-    } else {
-        Ok(0)
-    }
 }
 
 fn raw_stm_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {

@@ -1,8 +1,6 @@
 //! One user's numbers, for `status` and `users`: messages, activity,
 //! spend, and the bytes their files take.
 
-use std::path::Path;
-
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -10,6 +8,7 @@ use super::user_paths;
 use crate::layout::UserId;
 use crate::memory::{ledger, stm};
 use crate::state::State;
+use crate::store::tree::disk_usage;
 
 /// One user's numbers, for `status` and `users`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -49,22 +48,4 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
     stats.has_profile = state.layout.profile_file(user).exists();
     stats.bytes = user_paths(state, user).iter().map(|p| disk_usage(p)).sum();
     Ok(stats)
-}
-
-/// Bytes under a path (a file or a folder tree); 0 if missing.
-pub fn disk_usage(path: &Path) -> u64 {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return 0;
-    };
-    if !meta.is_dir() {
-        return meta.len();
-    }
-    std::fs::read_dir(path)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| disk_usage(&e.path()))
-                .sum()
-        })
-        .unwrap_or(0)
 }
