@@ -430,6 +430,13 @@ impl Layout {
         self.sessions.join("exports").join(user.as_str())
     }
 
+    /// An in-chat export made at `made`:
+    /// `exports/<user>/export-YYYYMMDDTHHMMSS.mmmZ.json`.
+    pub fn chat_export_file(&self, user: &UserId, made: chrono::DateTime<chrono::Utc>) -> PathBuf {
+        self.exports_dir(user)
+            .join(format!("export-{}.json", made.format("%Y%m%dT%H%M%S%.3fZ")))
+    }
+
     /// What a compaction is about to do, written before it does it, so a
     /// killed compaction is finished (never repeated) by the next one.
     pub fn compaction_journal_file(&self, user: &UserId) -> PathBuf {

@@ -4,7 +4,8 @@
 use chrono::Utc;
 
 use crate::layout::{TopicSlug, UserId};
-use crate::memory::{expiry, ltm, user_data};
+use crate::memory::user_data::{self, ChatExport};
+use crate::memory::{expiry, ltm};
 use crate::state::State;
 
 /// A parsed in-chat command. Anything not understood is `Help`.
@@ -123,32 +124,18 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
             // The same answer for "missing" and "someone else's": no probing.
             _ => format!("You have no topic note named \"{topic}\"."),
         },
-        ChatCommand::Export => {
-            let dir = state.layout.exports_dir(user);
-            let limit = state.config.limits.chat_exports_per_day;
-            let today = crate::store::fs::read_dir_optional(&dir)?
-                .iter()
-                .filter_map(|e| crate::memory::housekeeping::export_time(e.file_name().to_str()?))
-                .filter(|made| made.date_naive() == now.date_naive())
-                .count();
-            if today >= limit as usize {
-                return Ok(format!(
-                    "You have made {today} export(s) today, the daily limit; \
-                     please try again tomorrow."
-                ));
-            }
-            let name = format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
-            let document = user_data::export_json(state, user, now)?;
-            let mut bytes = serde_json::to_vec_pretty(&document)?;
-            bytes.push(b'\n');
-            crate::store::atomic::write_atomic(&dir.join(&name), &bytes, state.fsync())?;
+        ChatCommand::Export => match user_data::export_for_chat(state, user, now)? {
+            ChatExport::OverDailyLimit { made_today } => format!(
+                "You have made {made_today} export(s) today, the daily limit; \
+                 please try again tomorrow."
+            ),
             // The file's name only: the server's paths are not the chat's business.
-            format!(
+            ChatExport::Made { name } => format!(
                 "Your data is exported as {name}; the operator can hand it to you. \
                  It is kept for {} day(s).",
                 state.config.limits.chat_export_retention_days
-            )
-        }
+            ),
+        },
         ChatCommand::MultiLine => {
             format!("A /session command is one line; nothing was done.\n{HELP}")
         }

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cli::{DayOrTime, ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
 use crate::commands::style::{
@@ -19,9 +19,8 @@ use crate::layout::{TopicSlug, UserId};
 use crate::memory::ledger::Spend;
 use crate::memory::message::Message;
 use crate::memory::user_data::{self, UserStats};
-use crate::memory::{expiry, ltm, migration, owners, people, stm};
+use crate::memory::{expiry, ltm, migration, people, stm};
 use crate::state::State;
-use crate::store::atomic::write_atomic;
 
 /// Whether this subcommand writes what it was given (and so may start a
 /// new state dir), rather than reading or managing what is there.
@@ -95,64 +94,37 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
 }
 
 fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
-    let now = Utc::now();
-    let owners = owners::owners(state)?;
-    let people = people::people(state, now)?.len();
-    let conversation_count = owners
-        .iter()
-        .filter(|o| o.kind == owners::OwnerKind::Conversation)
-        .count();
-    let (asks, maintenance) = people::channel_spend(state, now)?;
-    let mut messages = 0;
-    for user in stm::users(state)? {
-        match stm::all_messages(state, &user) {
-            Ok(all) => messages += all.len(),
-            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
-        }
-    }
-    let profiles = ltm::markdown_names(&state.layout.profiles_dir())?.len();
-    let topics = ltm::markdown_names(&state.layout.topics_dir())?.len();
-    let layout = &state.layout;
-    let areas = [
-        ("stm", user_data::disk_usage(&layout.stm_root())),
-        ("ltm", user_data::disk_usage(&layout.ltm_dir())),
-        ("summaries", user_data::disk_usage(&layout.summaries_root())),
-        ("archive", user_data::disk_usage(&layout.archive_root())),
-    ];
+    let status = user_data::channel_status(state, Utc::now())?;
     if output.json {
-        let storage: serde_json::Map<String, Value> = areas
-            .iter()
-            .map(|(name, bytes)| (name.to_string(), Value::from(*bytes)))
-            .collect();
-        return print_json(&json!({
-            "stateDir": layout.state_dir(),
-            "users": people,
-            "conversations": conversation_count,
-            "spend": {"asks": asks, "maintenance": maintenance},
-            "stmMessages": messages,
-            "ltm": {"profiles": profiles, "topics": topics},
-            "storageBytes": storage,
-        }));
+        return print_json(&status);
     }
-    let storage: Vec<String> = areas
+    let storage: Vec<String> = status
+        .storage_bytes
+        .areas()
         .iter()
         .map(|(name, bytes)| format!("{name} {}", human_bytes(*bytes)))
         .collect();
     let rows = vec![
-        vec!["state dir".into(), layout.state_dir().display().to_string()],
-        vec!["users".into(), people.to_string()],
-        vec!["conversations".into(), conversation_count.to_string()],
+        vec!["state dir".into(), status.state_dir.display().to_string()],
+        vec!["users".into(), status.users.to_string()],
+        vec!["conversations".into(), status.conversations.to_string()],
         vec![
             "messages".into(),
-            format!("{messages} in short-term memory"),
+            format!("{} in short-term memory", status.stm_messages),
         ],
         vec![
             "LTM entries".into(),
-            format!("{profiles} profile(s), {topics} topic(s)"),
+            format!(
+                "{} profile(s), {} topic(s)",
+                status.ltm.profiles, status.ltm.topics
+            ),
         ],
         vec!["storage".into(), storage.join(", ")],
-        vec!["spend (asks)".into(), describe_spend(&asks)],
-        vec!["spend (maintenance)".into(), describe_spend(&maintenance)],
+        vec!["spend (asks)".into(), describe_spend(&status.spend.asks)],
+        vec![
+            "spend (maintenance)".into(),
+            describe_spend(&status.spend.maintenance),
+        ],
     ];
     print_text(&key_values(style, &rows))
 }
@@ -743,13 +715,7 @@ fn export(
     }
     let files = match format {
         ExportFormat::Dir => user_data::export_dir(state, user, out)?,
-        ExportFormat::Json => {
-            let document = user_data::export_json(state, user, Utc::now())?;
-            let mut bytes = serde_json::to_vec_pretty(&document)?;
-            bytes.push(b'\n');
-            write_atomic(out, &bytes, state.fsync())?;
-            1
-        }
+        ExportFormat::Json => user_data::export_json_file(state, user, out, Utc::now())?,
         ExportFormat::TarGz => user_data::export_tar_gz(state, user, out)?,
     };
     if output.json {
@@ -776,12 +742,7 @@ struct Exported<'a> {
 /// `--out -`: the JSON document, or the tar.gz bytes, on stdout.
 fn export_to_stdout(state: &State, user: &UserId, format: ExportFormat) -> anyhow::Result<()> {
     let bytes = match format {
-        ExportFormat::Json => {
-            let document = user_data::export_json(state, user, Utc::now())?;
-            let mut bytes = serde_json::to_vec_pretty(&document)?;
-            bytes.push(b'\n');
-            bytes
-        }
+        ExportFormat::Json => user_data::export_json_bytes(state, user, Utc::now())?,
         ExportFormat::TarGz => user_data::export_tar_gz_bytes(state, user)?.0,
         ExportFormat::Dir => {
             return Err(usage(
