@@ -300,7 +300,7 @@ fn file_system(setup: &Setup) -> Check {
             ..Check::ok(NAME, "needs a state dir")
         };
     };
-    match crate::store::filesystem::identify(dir) {
+    match crate::state_dir::file_system(dir) {
         Ok(fs) => match fs.warning() {
             Some(warning) => Check::warn(
                 NAME,
@@ -366,26 +366,14 @@ fn state_dir_usable(setup: &Setup) -> Check {
             format!("chmod 700 {}", sessions.display()),
         );
     }
-    let probe = tempfile::Builder::new()
-        .prefix(".doctor-")
-        .suffix(crate::store::atomic::TEMP_SUFFIX)
-        .tempfile_in(sessions);
-    match probe {
-        Ok(file) => {
-            let file_mode = file
-                .as_file()
-                .metadata()
-                .map(|m| m.permissions().mode() & 0o777)
-                .unwrap_or(0);
-            drop(file);
-            Check::ok(
-                NAME,
-                format!(
-                    "{} writable, mode {mode:03o} (files {file_mode:03o})",
-                    sessions.display()
-                ),
-            )
-        }
+    match crate::state_dir::probe_write(sessions) {
+        Ok(file_mode) => Check::ok(
+            NAME,
+            format!(
+                "{} writable, mode {mode:03o} (files {file_mode:03o})",
+                sessions.display()
+            ),
+        ),
         Err(e) => Check::fail(
             NAME,
             Exit::State,
