@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::claude::{self, KNOWN_GOOD_VERSION};
 use crate::cli::DoctorArgs;
@@ -44,6 +43,13 @@ pub enum Status {
 }
 
 /// One check's verdict.
+/// `doctor --json`: whether every check passed, and each check.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    ok: bool,
+    checks: &'a [Check],
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
     pub name: &'static str,
@@ -126,7 +132,10 @@ pub fn run(
     let checks: Vec<Check> = CHECKS.iter().map(|check| check(&setup)).collect();
     let failed = checks.iter().find(|c| c.status == Status::Fail);
     if output.json {
-        print_json(&json!({"ok": failed.is_none(), "checks": checks}))?;
+        print_json(&Report {
+            ok: failed.is_none(),
+            checks: &checks,
+        })?;
     } else {
         let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
         let mut lines = Vec::new();

@@ -589,3 +589,29 @@ pub fn append_answer(
     append_locked(state, key, std::slice::from_ref(answer))?;
     Ok(true)
 }
+
+/// Log one message a broker hands over (`append`), unless it is logged
+/// already: a platform re-sending the same event (its `msgId` is in the
+/// log), or a broker retrying an answer (the message it answers, its
+/// `replyTo`, has an answer logged). Returns whether it was a duplicate,
+/// and so not logged.
+pub fn append_once(state: &State, key: &UserId, message: &Message) -> anyhow::Result<bool> {
+    let _lock = state.lock_user(key)?;
+    let duplicate = match (&message.msg_id, &message.reply_to) {
+        (Some(id), _) if find_delivery(state, key, id, message.ts)?.logged => true,
+        (_, Some(answered)) => find_delivery(state, key, answered, message.ts)?
+            .reply
+            .is_some(),
+        _ => false,
+    };
+    if !duplicate {
+        append_locked(state, key, std::slice::from_ref(message))?;
+    }
+    Ok(duplicate)
+}
+
+/// Append already-validated lines (`append --jsonl`) under the user's lock.
+pub fn import(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+    let _lock = state.lock_user(user)?;
+    append_raw_locked(state, user, lines)
+}
