@@ -1,5 +1,9 @@
-//! Every path of the file layout, and the validation of the names that
-//! become path components. No other module joins path strings.
+//! Every path of the file layout, in both directions: where each file and
+//! folder of a state dir is, and what a name found there says (the day of
+//! an archive or a daily summary, the week of a weekly one, the time of an
+//! export, the key of an index entry); and the validation of the names
+//! that become path components. Other modules build no name of this
+//! layout: they ask [`Layout`], or join names they listed from disk.
 //!
 //! The tree under `<state-dir>/sessions/` is the TypeScript seed's, kept
 //! exactly so a state dir moves between the two unchanged. What this tool
@@ -8,7 +12,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::error::usage;
 
@@ -289,6 +293,20 @@ fn msg_id_hash(msg_id: &str) -> u64 {
     hash
 }
 
+/// How a day is written in file names (`messages-2026-03-23.jsonl.gz`,
+/// `daily/2026-03-23.md`).
+const DAY_FORMAT: &str = "%Y-%m-%d";
+
+/// How a rotated broker log's modification time is written in its name.
+const ROTATED_LOG_TIME_FORMAT: &str = "%Y%m%dT%H%M%SZ";
+
+/// How an in-chat export's time is written in its name.
+const CHAT_EXPORT_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%.3fZ";
+
+/// Where the seed's index paths start from: `sessions/`, so an entry's
+/// path on disk is `ltm/users/U1.md`; in memory it is `users/U1.md`.
+pub const INDEX_PATH_PREFIX: &str = "ltm/";
+
 /// The paths of one state dir.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -352,7 +370,7 @@ impl Layout {
     }
 
     pub fn profile_file(&self, user: &UserId) -> PathBuf {
-        self.profiles_dir().join(format!("{user}.md"))
+        Self::markdown_file(&self.profiles_dir(), user.as_str())
     }
 
     pub fn topics_dir(&self) -> PathBuf {
@@ -360,11 +378,38 @@ impl Layout {
     }
 
     pub fn topic_file(&self, slug: &TopicSlug) -> PathBuf {
-        self.topics_dir().join(format!("{slug}.md"))
+        Self::markdown_file(&self.topics_dir(), slug.as_str())
     }
 
     pub fn index_file(&self) -> PathBuf {
         self.ltm_dir().join("index.json")
+    }
+
+    /// A profile's key in `ltm/index.json` (relative to `ltm/`, see
+    /// [`INDEX_PATH_PREFIX`]): `users/U1.md`.
+    pub fn profile_index_key(user: &UserId) -> String {
+        format!("users/{user}.md")
+    }
+
+    /// A topic note's key in `ltm/index.json`: `topics/toeic.md`.
+    pub fn topic_index_key(slug: &TopicSlug) -> String {
+        format!("topics/{slug}.md")
+    }
+
+    // --- markdown notes ----------------------------------------------------
+    //
+    // Profiles, topic notes and summaries are `<name>.md` files; listings
+    // go by the name without `.md` (the stem).
+
+    /// The note `<stem>.md` in `dir` (a folder of this layout).
+    pub fn markdown_file(dir: &Path, stem: &str) -> PathBuf {
+        dir.join(format!("{stem}.md"))
+    }
+
+    /// The stem of a note's file name (`U1.md` → `U1`); `None` for any
+    /// other file.
+    pub fn markdown_stem(file_name: &str) -> Option<&str> {
+        file_name.strip_suffix(".md")
     }
 
     // --- tiered summaries --------------------------------------------------
@@ -382,8 +427,12 @@ impl Layout {
     }
 
     pub fn daily_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
-        self.daily_dir(user)
-            .join(format!("{}.md", day.format("%Y-%m-%d")))
+        Self::markdown_file(&self.daily_dir(user), &day.format(DAY_FORMAT).to_string())
+    }
+
+    /// The day of a daily summary, from its stem (`2026-03-23`).
+    pub fn daily_day(stem: &str) -> Option<NaiveDate> {
+        NaiveDate::parse_from_str(stem, DAY_FORMAT).ok()
     }
 
     pub fn weekly_dir(&self, user: &UserId) -> PathBuf {
@@ -392,8 +441,16 @@ impl Layout {
 
     /// `YYYY-Www.md`, ISO week-numbering year and week.
     pub fn weekly_file(&self, user: &UserId, iso_year: i32, week: u32) -> PathBuf {
-        self.weekly_dir(user)
-            .join(format!("{iso_year:04}-W{week:02}.md"))
+        Self::markdown_file(&self.weekly_dir(user), &format!("{iso_year:04}-W{week:02}"))
+    }
+
+    /// The ISO year and week of a weekly summary, from its stem
+    /// (`2026-W13`); `None` unless that week exists.
+    pub fn weekly_week(stem: &str) -> Option<(i32, u32)> {
+        let (year, week) = stem.split_once("-W")?;
+        let (year, week) = (year.parse().ok()?, week.parse().ok()?);
+        NaiveDate::from_isoywd_opt(year, week, chrono::Weekday::Mon)?;
+        Some((year, week))
     }
 
     // --- archive -----------------------------------------------------------
@@ -408,16 +465,36 @@ impl Layout {
 
     pub fn archive_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
         self.archive_dir(user)
-            .join(format!("messages-{}.jsonl.gz", day.format("%Y-%m-%d")))
+            .join(format!("messages-{}.jsonl.gz", day.format(DAY_FORMAT)))
+    }
+
+    /// The day of an archive, from its file name
+    /// (`messages-2026-03-23.jsonl.gz`); `None` for any other file.
+    pub fn archive_day(file_name: &str) -> Option<NaiveDate> {
+        let day = file_name
+            .strip_prefix("messages-")?
+            .strip_suffix(".jsonl.gz")?;
+        NaiveDate::parse_from_str(day, DAY_FORMAT).ok()
     }
 
     pub fn archived_summary_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
         self.archive_dir(user)
-            .join(format!("summary-{}.md", day.format("%Y-%m-%d")))
+            .join(format!("summary-{}.md", day.format(DAY_FORMAT)))
     }
 
+    /// Rotated broker logs.
     pub fn archive_logs_dir(&self) -> PathBuf {
         self.archive_root().join("logs")
+    }
+
+    /// Where a broker log goes when rotated: its stem and its modification
+    /// time (`broker-slack-20260323T032832Z.log`), gzipped (`.log.gz`) or
+    /// not, in [`Layout::archive_logs_dir`].
+    pub fn rotated_log_file(&self, log_name: &str, modified: DateTime<Utc>, gzip: bool) -> PathBuf {
+        let stem = log_name.strip_suffix(".log").unwrap_or(log_name);
+        let name = format!("{stem}-{}.log", modified.format(ROTATED_LOG_TIME_FORMAT));
+        self.archive_logs_dir()
+            .join(if gzip { format!("{name}.gz") } else { name })
     }
 
     /// Broker logs (`broker-*.log`) live beside `sessions/`, as in the seed.
@@ -425,16 +502,36 @@ impl Layout {
         self.state_dir.join("logs")
     }
 
-    /// In-chat `/session export` writes here, inside the state dir.
-    pub fn exports_dir(&self, user: &UserId) -> PathBuf {
-        self.sessions.join("exports").join(user.as_str())
+    /// Whether a file name in [`Layout::logs_dir`] is a broker's log.
+    pub fn is_broker_log(file_name: &str) -> bool {
+        file_name.starts_with("broker-") && file_name.ends_with(".log")
     }
 
-    /// An in-chat export made at `made`:
-    /// `exports/<user>/export-YYYYMMDDTHHMMSS.mmmZ.json`.
-    pub fn chat_export_file(&self, user: &UserId, made: chrono::DateTime<chrono::Utc>) -> PathBuf {
-        self.exports_dir(user)
-            .join(format!("export-{}.json", made.format("%Y%m%dT%H%M%S%.3fZ")))
+    /// Every person's in-chat exports, one folder each.
+    pub fn exports_root(&self) -> PathBuf {
+        self.sessions.join("exports")
+    }
+
+    /// In-chat `/session export` writes here, inside the state dir.
+    pub fn exports_dir(&self, user: &UserId) -> PathBuf {
+        self.exports_root().join(user.as_str())
+    }
+
+    /// One in-chat export, named by its time:
+    /// `export-20260323T032832.123Z.json`.
+    pub fn chat_export_file(&self, user: &UserId, made: DateTime<Utc>) -> PathBuf {
+        self.exports_dir(user).join(format!(
+            "export-{}.json",
+            made.format(CHAT_EXPORT_TIME_FORMAT)
+        ))
+    }
+
+    /// The time an in-chat export was made, from its file name.
+    pub fn chat_export_time(file_name: &str) -> Option<DateTime<Utc>> {
+        let stamp = file_name.strip_prefix("export-")?.strip_suffix(".json")?;
+        chrono::NaiveDateTime::parse_from_str(stamp, CHAT_EXPORT_TIME_FORMAT)
+            .ok()
+            .map(|t| t.and_utc())
     }
 
     /// What a compaction is about to do, written before it does it, so a
@@ -443,30 +540,46 @@ impl Layout {
         self.sessions.join(".journal").join(format!("{user}.json"))
     }
 
+    /// The cost ledgers.
+    pub fn costs_dir(&self) -> PathBuf {
+        self.sessions.join("costs")
+    }
+
     /// Cost of every LLM call made for maintenance (compaction, summaries).
     pub fn maintenance_ledger_file(&self) -> PathBuf {
-        self.sessions.join("costs").join("maintenance.jsonl")
+        self.costs_dir().join("maintenance.jsonl")
+    }
+
+    /// The per-sender ledgers.
+    pub fn user_ledgers_dir(&self) -> PathBuf {
+        self.costs_dir().join("users")
     }
 
     /// What each `ask` of a sender cost (for budgets and spend reports).
     pub fn user_ledger_file(&self, user: &UserId) -> PathBuf {
-        self.sessions
-            .join("costs")
-            .join("users")
-            .join(format!("{user}.jsonl"))
+        self.user_ledgers_dir().join(format!("{user}.jsonl"))
     }
 
     /// What every `ask` of the channel cost in one month (`YYYY-MM`).
     pub fn channel_ledger_file(&self, month: &str) -> PathBuf {
-        self.sessions
-            .join("costs")
-            .join(format!("asks-{month}.jsonl"))
+        self.costs_dir().join(format!("asks-{month}.jsonl"))
+    }
+
+    /// Whether a file name in [`Layout::costs_dir`] is a month's channel
+    /// ledger (`asks-YYYY-MM.jsonl`).
+    pub fn is_channel_ledger(file_name: &str) -> bool {
+        file_name.starts_with("asks-") && file_name.ends_with(".jsonl")
+    }
+
+    /// Every person's membership records, one folder each.
+    pub fn memberships_root(&self) -> PathBuf {
+        self.sessions.join("memberships")
     }
 
     /// The group conversations a user has written in, one empty file each:
     /// what an erase of the user must also clean.
     pub fn memberships_dir(&self, user: &UserId) -> PathBuf {
-        self.sessions.join("memberships").join(user.as_str())
+        self.memberships_root().join(user.as_str())
     }
 
     pub fn membership_file(&self, user: &UserId, conversation: &UserId) -> PathBuf {
@@ -491,15 +604,15 @@ impl Layout {
             self.weekly_dir(user),
             self.archive_root(),
             self.archive_dir(user),
-            self.sessions.join("exports"),
+            self.exports_root(),
             self.exports_dir(user),
-            self.sessions.join("memberships"),
+            self.memberships_root(),
             self.memberships_dir(user),
             self.ltm_dir(),
             self.profiles_dir(),
             self.sessions.join(".journal"),
-            self.sessions.join("costs"),
-            self.sessions.join("costs").join("users"),
+            self.costs_dir(),
+            self.user_ledgers_dir(),
             self.locks_dir(),
             self.locks_dir().join("users"),
         ]
@@ -540,16 +653,20 @@ impl Layout {
     /// Held by the process answering one message id, so a redelivery of
     /// the same id waits for that answer instead of asking again.
     pub fn inflight_lock_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
-        self.locks_dir()
-            .join("inflight")
+        self.inflight_dir()
             .join(format!("{conversation}-{:016x}.lock", msg_id_hash(msg_id)))
+    }
+
+    /// The per-message locks and failure records of redelivered messages.
+    pub fn inflight_dir(&self) -> PathBuf {
+        self.locks_dir().join("inflight")
     }
 
     /// Beside the message lock: how the last retry of a redelivered message
     /// failed, so the redeliveries that waited for it share that failure
     /// instead of each calling claude again.
     pub fn inflight_failure_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
-        self.locks_dir().join("inflight").join(format!(
+        self.inflight_dir().join(format!(
             "{conversation}-{:016x}.failed",
             msg_id_hash(msg_id)
         ))
@@ -640,6 +757,309 @@ mod tests {
             layout.user_lock_file(&memory),
             Path::new("/s/sessions/.locks/users/#bob.lock")
         );
+    }
+
+    /// Every path the seed's library writes, where its README
+    /// (`seed-memory.md`, "Storage Layout") puts it, seed folder names too.
+    #[test]
+    fn every_seed_path_is_where_the_seed_puts_it() {
+        let layout = Layout::new(Layout::channel_state_dir(
+            &ChannelName::new("slack").unwrap(),
+        ));
+        let s = ".claude/channels/slack/sessions";
+        let u = UserId::seed_folder("Kevin Lee").unwrap();
+        let t = TopicSlug::new("toeic").unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
+        let cases: Vec<(PathBuf, String)> = vec![
+            (
+                layout.state_dir().to_owned(),
+                ".claude/channels/slack".into(),
+            ),
+            (layout.sessions_dir().to_owned(), s.into()),
+            (layout.config_file(), format!("{s}/config.json")),
+            (layout.stm_root(), format!("{s}/stm")),
+            (layout.stm_dir(&u), format!("{s}/stm/Kevin Lee")),
+            (
+                layout.messages_file(&u),
+                format!("{s}/stm/Kevin Lee/messages.jsonl"),
+            ),
+            (
+                layout.summary_file(&u),
+                format!("{s}/stm/Kevin Lee/summary.md"),
+            ),
+            (layout.ltm_dir(), format!("{s}/ltm")),
+            (layout.profiles_dir(), format!("{s}/ltm/users")),
+            (
+                layout.profile_file(&u),
+                format!("{s}/ltm/users/Kevin Lee.md"),
+            ),
+            (layout.topics_dir(), format!("{s}/ltm/topics")),
+            (layout.topic_file(&t), format!("{s}/ltm/topics/toeic.md")),
+            (layout.index_file(), format!("{s}/ltm/index.json")),
+            (layout.summaries_root(), format!("{s}/summaries")),
+            (layout.summaries_dir(&u), format!("{s}/summaries/Kevin Lee")),
+            (
+                layout.daily_dir(&u),
+                format!("{s}/summaries/Kevin Lee/daily"),
+            ),
+            (
+                layout.daily_file(&u, day),
+                format!("{s}/summaries/Kevin Lee/daily/2026-03-23.md"),
+            ),
+            (
+                layout.weekly_dir(&u),
+                format!("{s}/summaries/Kevin Lee/weekly"),
+            ),
+            (
+                layout.weekly_file(&u, 2026, 3),
+                format!("{s}/summaries/Kevin Lee/weekly/2026-W03.md"),
+            ),
+            (layout.archive_root(), format!("{s}/archive")),
+            (layout.archive_dir(&u), format!("{s}/archive/Kevin Lee")),
+            (
+                layout.archive_file(&u, day),
+                format!("{s}/archive/Kevin Lee/messages-2026-03-23.jsonl.gz"),
+            ),
+            (
+                layout.archived_summary_file(&u, day),
+                format!("{s}/archive/Kevin Lee/summary-2026-03-23.md"),
+            ),
+            (
+                Layout::markdown_file(&layout.profiles_dir(), "U1"),
+                format!("{s}/ltm/users/U1.md"),
+            ),
+        ];
+        for (path, want) in cases {
+            assert_eq!(path, Path::new(&want));
+        }
+        // Index entries: `path` relative to `sessions/` on disk.
+        for (key, file) in [
+            (Layout::profile_index_key(&u), layout.profile_file(&u)),
+            (Layout::topic_index_key(&t), layout.topic_file(&t)),
+        ] {
+            let on_disk = format!("{INDEX_PATH_PREFIX}{key}");
+            assert_eq!(layout.sessions_dir().join(on_disk), file);
+        }
+    }
+
+    /// What this tool adds: in folders the seed never looks at, or (broker
+    /// logs) where the seed's own rotation puts them.
+    #[test]
+    fn every_path_of_our_own_is_outside_the_seed_areas() {
+        let layout = Layout::new("/s");
+        let u = UserId::new("U1").unwrap();
+        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let made = DateTime::parse_from_rfc3339("2026-03-23T03:28:32.123Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let cases: Vec<(PathBuf, &str)> = vec![
+            (layout.logs_dir(), "/s/logs"),
+            (layout.archive_logs_dir(), "/s/sessions/archive/logs"),
+            (
+                layout.rotated_log_file("broker-slack.log", made, false),
+                "/s/sessions/archive/logs/broker-slack-20260323T032832Z.log",
+            ),
+            (
+                layout.rotated_log_file("broker-slack.log", made, true),
+                "/s/sessions/archive/logs/broker-slack-20260323T032832Z.log.gz",
+            ),
+            (layout.exports_root(), "/s/sessions/exports"),
+            (layout.exports_dir(&u), "/s/sessions/exports/U1"),
+            (
+                layout.chat_export_file(&u, made),
+                "/s/sessions/exports/U1/export-20260323T032832.123Z.json",
+            ),
+            (
+                layout.compaction_journal_file(&u),
+                "/s/sessions/.journal/U1.json",
+            ),
+            (layout.costs_dir(), "/s/sessions/costs"),
+            (
+                layout.maintenance_ledger_file(),
+                "/s/sessions/costs/maintenance.jsonl",
+            ),
+            (layout.user_ledgers_dir(), "/s/sessions/costs/users"),
+            (
+                layout.user_ledger_file(&u),
+                "/s/sessions/costs/users/U1.jsonl",
+            ),
+            (
+                layout.channel_ledger_file("2026-03"),
+                "/s/sessions/costs/asks-2026-03.jsonl",
+            ),
+            (layout.memberships_root(), "/s/sessions/memberships"),
+            (layout.memberships_dir(&u), "/s/sessions/memberships/U1"),
+            (
+                layout.membership_file(&u, &g),
+                "/s/sessions/memberships/U1/#G1",
+            ),
+            (layout.temp_dir(), "/s/sessions/.tmp"),
+            (layout.locks_dir(), "/s/sessions/.locks"),
+            (
+                layout.user_lock_file(&u),
+                "/s/sessions/.locks/users/U1.lock",
+            ),
+            (
+                layout.compaction_lock_file(&u),
+                "/s/sessions/.locks/compact/U1.lock",
+            ),
+            (layout.index_lock_file(), "/s/sessions/.locks/index.lock"),
+            (layout.ledger_lock_file(), "/s/sessions/.locks/ledger.lock"),
+            (
+                layout.maintain_lock_file(),
+                "/s/sessions/.locks/maintain.lock",
+            ),
+            (layout.inflight_dir(), "/s/sessions/.locks/inflight"),
+            (
+                layout.inflight_lock_file(&g, "m1"),
+                "/s/sessions/.locks/inflight/#G1-08a98b07b5509b6b.lock",
+            ),
+            (
+                layout.inflight_failure_file(&g, "m1"),
+                "/s/sessions/.locks/inflight/#G1-08a98b07b5509b6b.failed",
+            ),
+        ];
+        let seed_areas = ["config.json", "stm", "ltm", "summaries", "archive"];
+        for (path, want) in &cases {
+            assert_eq!(path, Path::new(want));
+            // Broker logs are where the seed keeps and rotates them.
+            let Ok(inside) = path.strip_prefix(layout.sessions_dir()) else {
+                continue;
+            };
+            if !inside.starts_with("archive/logs") {
+                let area = inside.components().next().unwrap().as_os_str();
+                assert!(!seed_areas.contains(&area.to_str().unwrap()), "{want}");
+            }
+        }
+        // Every folder an owner's files go in.
+        let owned = layout.owned_dirs(&u);
+        for user_path in [
+            layout.messages_file(&u),
+            layout.daily_file(&u, made.date_naive()),
+            layout.weekly_file(&u, 2026, 13),
+            layout.archive_file(&u, made.date_naive()),
+            layout.chat_export_file(&u, made),
+            layout.membership_file(&u, &g),
+            layout.profile_file(&u),
+            layout.compaction_journal_file(&u),
+            layout.user_ledger_file(&u),
+            layout.user_lock_file(&u),
+        ] {
+            let parent = user_path.parent().unwrap().to_owned();
+            assert!(owned.contains(&parent), "{}", parent.display());
+        }
+        assert!(
+            owned
+                .iter()
+                .all(|dir| dir.starts_with(layout.sessions_dir()))
+        );
+    }
+
+    /// Each name parser undoes its path builder, and takes no other name.
+    #[test]
+    fn file_names_read_back_to_what_named_them() {
+        let layout = Layout::new("/s");
+        let u = UserId::new("U1").unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
+        let name = |path: PathBuf| path.file_name().unwrap().to_str().unwrap().to_owned();
+        assert_eq!(
+            Layout::archive_day(&name(layout.archive_file(&u, day))),
+            Some(day)
+        );
+        let daily = name(layout.daily_file(&u, day));
+        assert_eq!(
+            Layout::markdown_stem(&daily).and_then(Layout::daily_day),
+            Some(day)
+        );
+        let weekly = name(layout.weekly_file(&u, 2026, 3));
+        assert_eq!(
+            Layout::markdown_stem(&weekly).and_then(Layout::weekly_week),
+            Some((2026, 3))
+        );
+        assert_eq!(
+            Layout::markdown_stem(&name(layout.profile_file(&u))),
+            Some("U1")
+        );
+        let made = DateTime::parse_from_rfc3339("2026-03-23T03:28:32.123Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(
+            Layout::chat_export_time(&name(layout.chat_export_file(&u, made))),
+            Some(made)
+        );
+        assert!(Layout::is_channel_ledger(&name(
+            layout.channel_ledger_file("2026-03")
+        )));
+        assert!(Layout::is_broker_log("broker-slack.log"));
+        for other in [
+            "summary-2026-03-23.md",
+            "messages-2026-03-23.jsonl",
+            "x.gz",
+            "",
+        ] {
+            assert_eq!(Layout::archive_day(other), None, "{other}");
+        }
+        for other in ["2026-W54", "2026-W00", "notes", "2026-13-01"] {
+            assert_eq!(Layout::weekly_week(other), None, "{other}");
+            assert_eq!(Layout::daily_day(other), None, "{other}");
+        }
+        assert_eq!(Layout::markdown_stem("U1.json"), None);
+        assert_eq!(Layout::chat_export_time("export-yesterday.json"), None);
+        assert!(!Layout::is_channel_ledger("maintenance.jsonl"));
+        assert!(!Layout::is_broker_log(
+            "broker-slack-20260323T032832Z.log.gz"
+        ));
+    }
+
+    /// The seed's own files (tests/fixtures/seed-state) are found where
+    /// the layout looks, and its index paths are the keys the layout makes.
+    #[test]
+    fn the_seed_fixture_is_where_the_layout_looks() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/seed-state");
+        let layout = Layout::new(&root);
+        assert!(layout.config_file().is_file());
+        assert!(layout.index_file().is_file());
+        let mut folders: Vec<String> = std::fs::read_dir(layout.stm_root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        folders.sort();
+        assert_eq!(folders.len(), 6, "{folders:?}");
+        for folder in &folders {
+            let user = UserId::seed_folder(folder).unwrap();
+            assert!(layout.messages_file(&user).is_file(), "{folder}");
+        }
+        let u = UserId::new("U0123ABC").unwrap();
+        assert!(layout.summary_file(&u).is_file());
+        let kevin = UserId::seed_folder("Kevin Lee").unwrap();
+        assert!(layout.profile_file(&kevin).is_file());
+        let toeic = TopicSlug::new("toeic").unwrap();
+        assert!(layout.topic_file(&toeic).is_file());
+        let days: Vec<NaiveDate> = std::fs::read_dir(layout.daily_dir(&u))
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                Layout::markdown_stem(&name).and_then(Layout::daily_day)
+            })
+            .collect();
+        assert_eq!(days, [NaiveDate::from_ymd_opt(2026, 3, 21).unwrap()]);
+        assert!(layout.daily_file(&u, days[0]).is_file());
+        let index: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(layout.index_file()).unwrap()).unwrap();
+        for entry in index["entries"].as_array().unwrap() {
+            let id = entry["id"].as_str().unwrap();
+            let key = match entry["type"].as_str().unwrap() {
+                "user" => Layout::profile_index_key(&UserId::seed_folder(id).unwrap()),
+                _ => Layout::topic_index_key(&TopicSlug::new(id).unwrap()),
+            };
+            assert_eq!(entry["path"], format!("{INDEX_PATH_PREFIX}{key}"));
+            assert!(
+                layout
+                    .sessions_dir()
+                    .join(entry["path"].as_str().unwrap())
+                    .is_file()
+            );
+        }
     }
 
     #[test]

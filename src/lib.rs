@@ -1,7 +1,23 @@
 //! claude-session: memory for chat bots around `claude -p`.
 //!
-//! Data flows one way: `commands` use `memory` for the rules, `memory` uses
-//! `store` for bytes on disk, `store` uses `layout` for paths.
+//! The layers, each using only those below it:
+//! - `cli` (the arguments, one clap definition for parser, help, man pages
+//!   and completions) and `commands` (one module per subcommand, the only
+//!   layer that prints to stdout);
+//! - `memory`: the rules of memory, from what a message is to compaction,
+//!   summaries, search, erase and export;
+//! - `claude`: finding and calling `claude -p` and reading its reply, on
+//!   `supervise`, which runs a child to its end or a deadline;
+//! - `state` (an opened state dir: its layout, config and locks), with
+//!   `config` (`sessions/config.json`) and `state_dir` (which state dir);
+//! - `layout`: every path of the file layout and every name that becomes a
+//!   path component, in both directions;
+//! - `store`: bytes on disk (locks, appends, line reads, atomic rewrites,
+//!   frontmatter, gzip archives, folder trees), which knows nothing of
+//!   users, messages or the layout.
+//!
+//! `error` (exit codes and error kinds) and `diag` (warnings on stderr)
+//! serve every layer.
 
 pub mod claude;
 pub mod cli;

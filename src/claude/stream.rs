@@ -1,7 +1,7 @@
 //! Reading claude's event stream (`-p --output-format stream-json --verbose
 //! --include-partial-messages`): one JSON event per line, as claude writes
 //! them. Pure: lines in, text to print out; the process is run by
-//! [`super::Claude::call_streaming`].
+//! [`super::Claude::call_streaming_in`].
 //!
 //! What the real CLI (2.1.x) prints, in order: `system` events (`init`,
 //! `status`), then per API response `stream_event`s wrapping the Messages

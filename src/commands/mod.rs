@@ -1,9 +1,15 @@
-//! One module per subcommand, each with its `run`: arguments in, one
-//! `memory` (or `state`) call per step, the answer rendered. This is the
-//! only layer that prints to stdout, and it never touches `store` (files,
-//! locks, bytes) itself; a test below keeps it so. `chat` answers the
-//! in-chat `/session` commands, `style`, `progress` and `reply_stream` are
-//! the terminal and stream rendering the commands share.
+//! The command layer: one module per subcommand, each with its `run`
+//! (`append`, `ask`, `compact`, `context`, `doctor`, `maintain`, `mcp`,
+//! `session`, and `search` for `session search`), and beside them what
+//! several share: the in-chat `/session` commands (`chat`), message input
+//! (`input`), shell-completion values (`complete`) and presentation
+//! (`style`, `progress`, `reply_stream`). This file dispatches, opens the
+//! state dir, checks user ids and finds claude.
+//!
+//! A command is thin: arguments in, one `memory` (or `state`) call per
+//! step, the answer rendered. The only layer that prints to stdout; it
+//! never touches `store` (files, locks, bytes) itself, and a test below
+//! keeps it so. The rules of memory are `memory`'s.
 
 pub mod append;
 pub mod ask;

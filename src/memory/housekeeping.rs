@@ -1,5 +1,6 @@
-//! Work on files, not memory: broker log rotation and pruning of empty
-//! folders and stale temporary files.
+//! Work on files, not memory: broker log rotation, and prune: empty
+//! folders, stale temporary files, the per-message locks a failed `ask`
+//! left, and in-chat exports past their retention.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -7,6 +8,7 @@ use std::time::SystemTime;
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
 
+use crate::layout::{Layout, UserId};
 use crate::state::State;
 use crate::store::atomic::{TEMP_SUFFIX, write_atomic};
 use crate::store::fs::{read_optional, remove_if_exists};
@@ -25,7 +27,7 @@ pub fn logs_due(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<PathBuf
     for entry in entries {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !(name.starts_with("broker-") && name.ends_with(".log")) {
+        if !Layout::is_broker_log(name) {
             continue;
         }
         let Ok(meta) = entry.metadata() else {
@@ -53,21 +55,14 @@ pub fn rotate_log(state: &State, log: &Path) -> anyhow::Result<PathBuf> {
         .and_then(|m| m.modified())
         .with_context(|| format!("could not stat {}", log.display()))?
         .into();
-    let stem = name.strip_suffix(".log").unwrap_or(name);
-    let archived = format!("{stem}-{}.log", modified.format("%Y%m%dT%H%M%SZ"));
+    let gzip = state.config.scheduler.archive_compression;
+    let target = state.layout.rotated_log_file(name, modified, gzip);
     let bytes = read_optional(log)?.unwrap_or_default();
-    let target = if state.config.scheduler.archive_compression {
-        let target = state
-            .layout
-            .archive_logs_dir()
-            .join(format!("{archived}.gz"));
+    if gzip {
         crate::store::archive::write_one_member(&target, &bytes, state.fsync())?;
-        target
     } else {
-        let target = state.layout.archive_logs_dir().join(archived);
         write_atomic(&target, &bytes, state.fsync())?;
-        target
-    };
+    }
     remove_if_exists(log)?;
     Ok(target)
 }
@@ -82,6 +77,9 @@ pub struct Pruned {
     pub exports: Vec<PathBuf>,
 }
 
+/// Where one owner's folder is in an area of the layout.
+type FolderOf = fn(&Layout, &UserId) -> PathBuf;
+
 /// Remove empty folders below the per-user areas and stale temp files.
 /// A user's folders are checked and removed under that user's lock, so a
 /// concurrent append (which creates its folder under the same lock) never
@@ -92,14 +90,15 @@ pub fn prune(state: &State, dry_run: bool, now: DateTime<Utc>) -> anyhow::Result
     sweep_temp_files(sessions, dry_run, &mut pruned)?;
     sweep_old_exports(state, dry_run, now, &mut pruned)?;
     sweep_inflight_locks(state, dry_run, &mut pruned)?;
-    for area in [
-        state.layout.stm_root(),
-        state.layout.summaries_root(),
-        state.layout.archive_root(),
-        sessions.join("exports"),
-    ] {
+    let areas: [(PathBuf, FolderOf); 4] = [
+        (state.layout.stm_root(), Layout::stm_dir),
+        (state.layout.summaries_root(), Layout::summaries_dir),
+        (state.layout.archive_root(), Layout::archive_dir),
+        (state.layout.exports_root(), Layout::exports_dir),
+    ];
+    for (area, folder_of) in areas {
         for user in crate::memory::stm::list_user_dirs(&area)? {
-            let folder = area.join(user.as_str());
+            let folder = folder_of(&state.layout, &user);
             if !has_empty_folders(&folder)? {
                 continue;
             }
@@ -125,7 +124,7 @@ fn has_empty_folders(folder: &Path) -> anyhow::Result<bool> {
 /// Remove the per-message locks an `ask` that failed left behind (a
 /// successful one removes its own), when over an hour old and not held.
 fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> anyhow::Result<()> {
-    let dir = state.layout.locks_dir().join("inflight");
+    let dir = state.layout.inflight_dir();
     let entries = crate::store::fs::read_dir_optional(&dir)?;
     let now = SystemTime::now();
     for entry in entries {
@@ -148,13 +147,10 @@ fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> an
     Ok(())
 }
 
-/// The time an in-chat export was made, from its name
-/// (`export-YYYYMMDDTHHMMSS.mmmZ.json`).
+/// The time an in-chat export was made, from its name: what
+/// [`Layout::chat_export_time`] says (kept for `commands/chat.rs`).
 pub fn export_time(name: &str) -> Option<DateTime<Utc>> {
-    let stamp = name.strip_prefix("export-")?.strip_suffix(".json")?;
-    chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.3fZ")
-        .ok()
-        .map(|t| t.and_utc())
+    Layout::chat_export_time(name)
 }
 
 /// Remove in-chat exports older than `limits.chatExportRetentionDays`:
@@ -166,7 +162,7 @@ fn sweep_old_exports(
     pruned: &mut Pruned,
 ) -> anyhow::Result<()> {
     let days = i64::from(state.config.limits.chat_export_retention_days);
-    let root = state.layout.sessions_dir().join("exports");
+    let root = state.layout.exports_root();
     for user in crate::memory::stm::list_user_dirs(&root)? {
         let dir = state.layout.exports_dir(&user);
         let _lock = (!dry_run).then(|| state.lock_user(&user)).transpose()?;

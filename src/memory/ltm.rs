@@ -2,9 +2,8 @@
 //! (`ltm/topics/<slug>.md`) and the tag index (`ltm/index.json`).
 
 use chrono::{DateTime, Utc};
-use serde_yaml::Value;
 
-use crate::layout::UserId;
+use crate::layout::{INDEX_PATH_PREFIX, Layout, UserId};
 use crate::memory::message::format_ts;
 use crate::state::State;
 use crate::store::atomic::write_atomic;
@@ -26,7 +25,7 @@ pub fn skeleton_profile(
     }
     doc.set("created", format_ts(&now));
     doc.set("updated", format_ts(&now));
-    doc.set("tags", Value::Sequence(Vec::new()));
+    doc.set_str_list("tags", Vec::<String>::new());
     doc.body = "## Preferences\n\n## Notes\n".into();
     doc
 }
@@ -172,10 +171,7 @@ pub fn merge_facts_locked(
             tags.push(tag);
         }
     }
-    doc.set(
-        "tags",
-        Value::Sequence(tags.into_iter().map(Value::from).collect()),
-    );
+    doc.set_str_list("tags", tags);
     doc.set("updated", format_ts(&now));
     write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     Ok(Some(doc))
@@ -297,18 +293,15 @@ pub struct IndexEntry {
     pub updated: Option<String>,
 }
 
-/// The seed's paths are relative to `sessions/`.
-const SEED_PATH_PREFIX: &str = "ltm/";
-
 fn write_index_path<S: serde::Serializer>(path: &str, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{SEED_PATH_PREFIX}{path}"))
+    s.serialize_str(&format!("{INDEX_PATH_PREFIX}{path}"))
 }
 
 fn read_index_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     use serde::Deserialize as _;
     let path = String::deserialize(d)?;
     Ok(path
-        .strip_prefix(SEED_PATH_PREFIX)
+        .strip_prefix(INDEX_PATH_PREFIX)
         .map_or(path.clone(), str::to_owned))
 }
 
@@ -323,7 +316,7 @@ impl IndexEntry {
         Self {
             kind: "user".into(),
             id: user.to_string(),
-            path: format!("users/{user}.md"),
+            path: Layout::profile_index_key(user),
             tags: doc.get_str_list("tags"),
             title: doc.get_str("display_name").map(str::to_owned),
             updated: doc.get_str("updated").map(str::to_owned),
@@ -334,7 +327,7 @@ impl IndexEntry {
         Self {
             kind: "topic".into(),
             id: slug.to_string(),
-            path: format!("topics/{slug}.md"),
+            path: Layout::topic_index_key(slug),
             tags: doc.get_str_list("tags"),
             title: doc.get_str("title").map(str::to_owned),
             updated: doc.get_str("updated").map(str::to_owned),
@@ -372,7 +365,7 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
         (state.layout.topics_dir(), "topic"),
     ] {
         for name in markdown_names(&dir)? {
-            let path = dir.join(format!("{name}.md"));
+            let path = Layout::markdown_file(&dir, &name);
             // One unreadable file is warned about; the index holds the rest.
             let text = match crate::memory::stm::read_text_or_warn(&path) {
                 Ok(Some(text)) => text,
@@ -405,16 +398,13 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
 
 /// Names (without `.md`) of the markdown files in a folder, sorted.
 pub fn markdown_names(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
-    let mut names = Vec::new();
-    let entries = crate::store::fs::read_dir_optional(dir)?;
-    for entry in entries {
-        let name = entry.file_name();
-        if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".md"))
-            && !stem.starts_with('.')
-        {
-            names.push(stem.to_owned());
-        }
-    }
+    let mut names: Vec<String> = crate::store::fs::file_names(dir)?
+        .iter()
+        .filter_map(|name| Layout::markdown_stem(name))
+        .filter(|stem| !stem.starts_with('.'))
+        .map(str::to_owned)
+        .collect();
+    // By stem: `a.md` before `a-b.md`, as before.
     names.sort();
     Ok(names)
 }
@@ -451,7 +441,7 @@ pub fn index_profile(state: &State, user: &UserId) -> anyhow::Result<()> {
             &crate::memory::stm::parse_document_or_warn(&text, &path),
         )
     });
-    update_index(state, &format!("users/{user}.md"), entry)
+    update_index(state, &Layout::profile_index_key(user), entry)
 }
 
 pub fn write_index_locked(state: &State, index: &Index) -> anyhow::Result<()> {
@@ -480,7 +470,7 @@ pub fn forget_topic(
         }
     }
     crate::store::fs::remove_if_exists(&path)?;
-    update_index_locked(state, &[&format!("topics/{slug}.md")], None)?;
+    update_index_locked(state, &[&Layout::topic_index_key(slug)], None)?;
     Ok(true)
 }
 
@@ -660,12 +650,11 @@ pub fn set_topic(
         doc.set("title", slug.as_str());
     }
     if !tags.is_empty() {
-        let tags: Vec<String> = tags
+        let tags = tags
             .iter()
             .map(|t| t.trim().to_lowercase())
-            .filter(|t| !t.is_empty())
-            .collect();
-        doc.set("tags", tags);
+            .filter(|t| !t.is_empty());
+        doc.set_str_list("tags", tags);
     }
     doc.set("updated", format_ts(&now));
     let path = state.layout.topic_file(slug);

@@ -190,10 +190,9 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 /// The senders whose memberships name `folder`.
 fn members(state: &State, folder: &UserId) -> anyhow::Result<Vec<UserId>> {
-    let root = state.layout.memberships_dir(folder);
-    let root = root.parent().expect("memberships/<user> has a parent");
+    let root = state.layout.memberships_root();
     let mut senders = Vec::new();
-    for entry in read_dir_optional(root)? {
+    for entry in read_dir_optional(&root)? {
         if let Some(sender) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok())
             && state
                 .layout

@@ -1,5 +1,14 @@
-//! The rules of memory: what a message is, what the context holds, how
-//! compaction and profiles work. Uses `store` for the bytes on disk.
+//! The rules of memory: what a message is (`message`), the short-term log
+//! (`stm`), what the context holds (`context`), compaction (`compaction`),
+//! profiles, topic notes and their index (`ltm`), tiered summaries
+//! (`summaries`), expiry (`expiry`), costs and budgets (`ledger`), whose
+//! memory a folder is (`owners`, `people`), search and recall (`search`,
+//! `recall`), everything of one user at once (`user_data`: stats, erase,
+//! export), the move out of the old layout (`migration`), log rotation and
+//! pruning (`housekeeping`), and the prompts (`prompts`).
+//!
+//! Uses `layout` for every path, `store` for the bytes on disk and
+//! `claude` for LLM calls; prints nothing to stdout.
 
 pub mod compaction;
 pub mod context;

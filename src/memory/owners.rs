@@ -145,7 +145,7 @@ pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
         .filter(|o| o.kind == OwnerKind::Person)
         .map(|o| o.key.clone())
         .collect();
-    for entry in read_dir_optional(&state.layout.sessions_dir().join("memberships"))? {
+    for entry in read_dir_optional(&state.layout.memberships_root())? {
         if let Some(id) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok())
             && !conversations.contains(&id)
         {

@@ -14,7 +14,7 @@ use std::io::BufRead as _;
 use chrono::{DateTime, Datelike as _, Utc};
 use serde::Serialize;
 
-use crate::layout::UserId;
+use crate::layout::{Layout, UserId};
 use crate::memory::ledger::Spend;
 use crate::memory::owners::{self, Owner, OwnerKind};
 use crate::memory::user_data::{self, UserStats};
@@ -116,7 +116,7 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
 
 /// `memberships/<person>/<conversation>`, as a map.
 fn memberships(state: &State) -> anyhow::Result<BTreeMap<UserId, Vec<UserId>>> {
-    let root = state.layout.sessions_dir().join("memberships");
+    let root = state.layout.memberships_root();
     let mut map = BTreeMap::new();
     for person in read_dir_optional(&root)? {
         let Some(id) = person
@@ -164,9 +164,9 @@ pub fn conversations(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<Co
             stats.compacted = doc.get_u64("messages_compacted").unwrap_or(0);
         }
         stats.bytes = [
-            owner.messages_file(state).with_file_name(""),
-            owner.archive_dir(state),
-            owner.daily_dir(state).with_file_name(""),
+            state.layout.stm_dir(&owner.key),
+            state.layout.archive_dir(&owner.key),
+            state.layout.summaries_dir(&owner.key),
         ]
         .iter()
         .map(|p| user_data::disk_usage(p))
@@ -256,13 +256,10 @@ fn reply_spend(state: &State, owner: &Owner, now: DateTime<Utc>) -> anyhow::Resu
 /// maintenance spend (compaction, summaries), from the ledgers.
 pub fn channel_spend(state: &State, now: DateTime<Utc>) -> anyhow::Result<(Spend, Spend)> {
     let mut asks = Spend::default();
-    let month = now.format("%Y-%m").to_string();
-    let costs = state.layout.channel_ledger_file(&month);
-    let costs = costs.parent().expect("the ledger is in a folder");
-    for entry in read_dir_optional(costs)? {
+    for entry in read_dir_optional(&state.layout.costs_dir())? {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if name.starts_with("asks-") && name.ends_with(".jsonl") {
+        if Layout::is_channel_ledger(name) {
             let spend = ledger::sum_file(&entry.path(), now, true)?;
             asks.today_usd += spend.today_usd;
             asks.month_usd += spend.month_usd;

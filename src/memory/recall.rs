@@ -142,9 +142,7 @@ pub fn read_day(state: &State, scope: &Scope, date: &str) -> anyhow::Result<Stri
         .into_iter()
         .filter(|m| m.ts.date_naive() == day)
         .collect();
-    let path = owner
-        .archive_dir(state)
-        .join(format!("messages-{}.jsonl.gz", day.format("%Y-%m-%d")));
+    let path = state.layout.archive_file(&owner.key, day);
     let read = archive::read_lines(&path)?;
     for damage in &read.damage {
         crate::diag::warn(format!("{damage}; read what could be read"));
@@ -157,9 +155,7 @@ pub fn read_day(state: &State, scope: &Scope, date: &str) -> anyhow::Result<Stri
     );
     messages.sort_by_key(|m| m.ts);
     messages.dedup_by(|a, b| a.ts == b.ts && a.role == b.role && a.text == b.text);
-    let summary_path = owner
-        .daily_dir(state)
-        .join(format!("{}.md", day.format("%Y-%m-%d")));
+    let summary_path = state.layout.daily_file(&owner.key, day);
     let summary = stm::read_text_or_warn(&summary_path)?
         .map(|text| stm::parse_document_or_warn(&text, &summary_path).body)
         .filter(|body| !body.trim().is_empty());

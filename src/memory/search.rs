@@ -24,7 +24,7 @@ use grep_searcher::{SearcherBuilder, sinks};
 use serde::{Deserialize, Serialize};
 
 use crate::error::usage;
-use crate::layout::UserId;
+use crate::layout::{Layout, UserId};
 use crate::memory::message::{Role, parse_ts};
 use crate::memory::owners::{self, Owner, OwnerKind};
 use crate::memory::{ltm, summaries};
@@ -293,9 +293,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             );
             for day in archive_days(&owner.archive_dir(state))? {
                 if day_in_range(day, day, query) {
-                    let path = owner
-                        .archive_dir(state)
-                        .join(format!("messages-{}.jsonl.gz", day.format("%Y-%m-%d")));
+                    let path = state.layout.archive_file(&owner.key, day);
                     push(path, Kind::Message, "archive", Some(owner), about);
                 }
             }
@@ -322,7 +320,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
                         continue;
                     }
                     push(
-                        dir.join(format!("{name}.md")),
+                        Layout::markdown_file(&dir, &name),
                         Kind::Summary,
                         source,
                         Some(owner),
@@ -339,7 +337,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
         let dir = state.layout.topics_dir();
         for name in ltm::markdown_names(&dir)? {
             push(
-                dir.join(format!("{name}.md")),
+                Layout::markdown_file(&dir, &name),
                 Kind::Topic,
                 "topic",
                 None,
@@ -353,15 +351,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
 fn archive_days(dir: &Path) -> anyhow::Result<Vec<NaiveDate>> {
     let mut days: Vec<NaiveDate> = read_dir_optional(dir)?
         .iter()
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let day = name
-                .to_str()?
-                .strip_prefix("messages-")?
-                .strip_suffix(".jsonl.gz")?
-                .to_owned();
-            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
-        })
+        .filter_map(|entry| Layout::archive_day(entry.file_name().to_str()?))
         .collect();
     days.sort();
     Ok(days)
@@ -369,15 +359,11 @@ fn archive_days(dir: &Path) -> anyhow::Result<Vec<NaiveDate>> {
 
 /// The days a summary file covers: `YYYY-MM-DD` or `YYYY-Www`.
 fn summary_days(name: &str) -> Option<(NaiveDate, NaiveDate)> {
-    if let Ok(day) = NaiveDate::parse_from_str(name, "%Y-%m-%d") {
+    if let Some(day) = Layout::daily_day(name) {
         return Some((day, day));
     }
-    let (year, week) = name.split_once("-W")?;
-    let week = summaries::Week {
-        year: year.parse().ok()?,
-        week: week.parse().ok()?,
-    };
-    NaiveDate::from_isoywd_opt(week.year, week.week, chrono::Weekday::Mon)?;
+    let (year, week) = Layout::weekly_week(name)?;
+    let week = summaries::Week { year, week };
     Some((week.monday(), week.sunday()))
 }
 

@@ -1,4 +1,7 @@
-//! Short-term memory: `stm/<user>/messages.jsonl` and `summary.md`.
+//! Short-term memory: `stm/<user>/messages.jsonl` and `summary.md`, and
+//! what reading and writing them takes: the membership records an append
+//! leaves, the memory folders there are, the warned (never silenced) read
+//! of a markdown file, and the lookup of a redelivered message id.
 
 use std::fs::File;
 

@@ -12,7 +12,7 @@ use chrono::{DateTime, Datelike as _, Duration, NaiveDate, Timelike as _, Utc, W
 
 use crate::claude::{Claude, Reply, SystemPromptMode};
 use crate::config::Config;
-use crate::layout::UserId;
+use crate::layout::{Layout, UserId};
 use crate::memory::context::format_message;
 use crate::memory::message::{Message, format_ts};
 use crate::memory::{ledger, prompts, stm};
@@ -66,29 +66,11 @@ pub fn days_with_messages(state: &State, user: &UserId) -> anyhow::Result<BTreeS
 /// Days that have an archive file (`messages-YYYY-MM-DD.jsonl.gz`).
 pub fn archive_days(state: &State, user: &UserId) -> anyhow::Result<Vec<NaiveDate>> {
     Ok(
-        dated_names(&state.layout.archive_dir(user), "messages-", ".jsonl.gz")?
-            .into_iter()
-            .filter_map(|name| NaiveDate::parse_from_str(&name, "%Y-%m-%d").ok())
+        crate::store::fs::file_names(&state.layout.archive_dir(user))?
+            .iter()
+            .filter_map(|name| Layout::archive_day(name))
             .collect(),
     )
-}
-
-/// Middle parts of the file names in `dir` that start and end as given.
-fn dated_names(dir: &std::path::Path, prefix: &str, suffix: &str) -> anyhow::Result<Vec<String>> {
-    let entries = crate::store::fs::read_dir_optional(dir)?;
-    let mut names = Vec::new();
-    for entry in entries {
-        let name = entry.file_name();
-        if let Some(middle) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|n| n.strip_suffix(suffix))
-        {
-            names.push(middle.to_owned());
-        }
-    }
-    names.sort();
-    Ok(names)
 }
 
 /// Every message of one UTC day, from the archive then STM, in time order.
@@ -266,9 +248,9 @@ pub fn weekly_due(
 }
 
 fn daily_dates(state: &State, user: &UserId) -> anyhow::Result<BTreeSet<NaiveDate>> {
-    Ok(dated_names(&state.layout.daily_dir(user), "", ".md")?
-        .into_iter()
-        .filter_map(|name| NaiveDate::parse_from_str(&name, "%Y-%m-%d").ok())
+    Ok(crate::store::fs::file_names(&state.layout.daily_dir(user))?
+        .iter()
+        .filter_map(|name| Layout::markdown_stem(name).and_then(Layout::daily_day))
         .collect())
 }
 

@@ -90,6 +90,17 @@ impl Document {
         self.front.insert(Value::from(key), value.into());
     }
 
+    /// A number (`total_cost_usd: 0.25`); anything else gives `None`.
+    pub fn get_f64(&self, key: &str) -> Option<f64> {
+        self.front.get(key).and_then(Value::as_f64)
+    }
+
+    /// Set a list of strings (`tags: [a, b]`).
+    pub fn set_str_list(&mut self, key: &str, items: impl IntoIterator<Item = impl Into<String>>) {
+        let items = items.into_iter().map(|item| Value::from(item.into()));
+        self.set(key, Value::Sequence(items.collect()));
+    }
+
     /// A list of strings (`tags: [a, b]`); anything else gives an empty list.
     pub fn get_str_list(&self, key: &str) -> Vec<String> {
         match self.front.get(key) {
@@ -323,6 +334,21 @@ mod tests {
 
     const SEED_PROFILE: &str = "---\nuser_id: U12345\ndisplay_name: Kevin\nchannel: line\n\
 tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Chinese\n";
+
+    #[test]
+    fn typed_lists_and_numbers_round_trip() {
+        let mut doc = Document::default();
+        doc.set_str_list("tags", ["toeic", "student"]);
+        doc.set_str_list("none", Vec::<String>::new());
+        doc.set("total_cost_usd", 0.25);
+        let text = doc.render();
+        assert!(text.contains("tags: [toeic, student]\n"), "{text}");
+        let doc = Document::parse(&text).unwrap();
+        assert_eq!(doc.get_str_list("tags"), ["toeic", "student"]);
+        assert!(doc.get_str_list("none").is_empty());
+        assert_eq!(doc.get_f64("total_cost_usd"), Some(0.25));
+        assert_eq!(doc.get_f64("tags"), None);
+    }
 
     #[test]
     fn seed_profile_round_trips_keys_and_body() {

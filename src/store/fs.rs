@@ -192,6 +192,17 @@ pub fn read_dir_optional(dir: &Path) -> anyhow::Result<Vec<std::fs::DirEntry>> {
         .with_context(|| format!("could not list {}", dir.display()))
 }
 
+/// The names (valid UTF-8 only) of the entries of a folder, sorted; none
+/// when the folder does not exist.
+pub fn file_names(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let mut names: Vec<String> = read_dir_optional(dir)?
+        .into_iter()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// The real length of a file, or `None` when it does not exist: on a
 /// shared file system not the size a client has cached.
 pub fn len_of(path: &Path) -> anyhow::Result<Option<u64>> {

@@ -1,5 +1,9 @@
-//! Bytes on disk: locks, appends, tail reads, atomic rewrites, frontmatter
-//! and gzip archives. Knows nothing of users or messages; `memory` does.
+//! Bytes on disk: private opening (`fs`), locks (`lock`), appends
+//! (`jsonl`), line reads and rewrites (`lines`, `tail`), atomic rewrites
+//! (`atomic`), frontmatter (`frontmatter`, the only user of `serde_yaml`),
+//! gzip archives (`archive`), folder trees (`tree`), and the shared file
+//! systems under them (`filesystem`, `shared`). Knows nothing of users,
+//! messages or the layout's names; `memory` and `layout` do.
 
 pub mod archive;
 pub mod atomic;

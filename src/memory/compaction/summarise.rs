@@ -167,11 +167,7 @@ pub(super) fn next_summary(
 ) -> Document {
     let mut doc = plan.previous.clone().unwrap_or_default();
     let before = doc.get_u64("messages_compacted").unwrap_or(0);
-    let total_cost = doc
-        .front
-        .get("total_cost_usd")
-        .and_then(serde_yaml::Value::as_f64)
-        .unwrap_or(0.0);
+    let total_cost = doc.get_f64("total_cost_usd").unwrap_or(0.0);
     doc.set("user_id", user.as_str());
     doc.set("last_compacted", format_ts(&now));
     doc.set("messages_compacted", before + plan.messages.len() as u64);

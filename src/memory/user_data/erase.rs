@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{archived_lines, owned_topics, user_paths};
-use crate::layout::UserId;
+use crate::layout::{Layout, UserId};
 use crate::memory::message::Message;
 use crate::memory::{compaction, ledger, ltm, stm, summaries};
 use crate::state::State;
@@ -58,8 +58,8 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
             }
         }
         if state.layout.index_file().exists() {
-            let mut paths = vec![format!("users/{user}.md")];
-            paths.extend(owned.iter().map(|slug| format!("topics/{slug}.md")));
+            let mut paths = vec![Layout::profile_index_key(user)];
+            paths.extend(owned.iter().map(Layout::topic_index_key));
             let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
             ltm::update_index_locked(state, &paths, None)?;
         }

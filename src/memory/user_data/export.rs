@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::{archived_lines, data_paths, owned_topics};
-use crate::layout::UserId;
+use crate::layout::{Layout, UserId};
 use crate::memory::{compaction, ltm, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
@@ -77,7 +77,7 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
         (state.layout.weekly_dir(user), &mut weekly),
     ] {
         for name in ltm::markdown_names(&dir)? {
-            map.insert(name.clone(), document(dir.join(format!("{name}.md")))?);
+            map.insert(name.clone(), document(Layout::markdown_file(&dir, &name))?);
         }
     }
     let mut topics = serde_json::Map::new();
@@ -138,7 +138,7 @@ pub fn export_for_chat(
     let dir = state.layout.exports_dir(user);
     let made_today = crate::store::fs::read_dir_optional(&dir)?
         .iter()
-        .filter_map(|e| crate::memory::housekeeping::export_time(e.file_name().to_str()?))
+        .filter_map(|e| Layout::chat_export_time(e.file_name().to_str()?))
         .filter(|made| made.date_naive() == now.date_naive())
         .count();
     if made_today >= state.config.limits.chat_exports_per_day as usize {
@@ -183,23 +183,4 @@ pub fn export_tar_gz_bytes(state: &State, user: &UserId) -> anyhow::Result<(Vec<
         tar.into_inner()?.finish()?;
     }
     Ok((bytes, count))
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::layout::{Layout, UserId};
-
-    /// Prune reads the time back from the name the chat export is given.
-    #[test]
-    fn a_chat_export_is_named_by_its_time() {
-        let layout = Layout::new("/srv/bot");
-        let made = crate::memory::message::parse_ts("2026-03-23T03:28:32.125Z").unwrap();
-        let path = layout.chat_export_file(&UserId::new("U1").unwrap(), made);
-        assert_eq!(
-            path,
-            std::path::Path::new("/srv/bot/sessions/exports/U1/export-20260323T032832.125Z.json")
-        );
-        let name = path.file_name().unwrap().to_str().unwrap();
-        assert_eq!(crate::memory::housekeeping::export_time(name), Some(made));
-    }
 }
