@@ -275,9 +275,8 @@ fn one_line(text: &str) -> String {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexEntry {
-    /// `user` or `topic`.
     #[serde(rename = "type", alias = "kind")]
-    pub kind: String,
+    pub kind: IndexKind,
     pub id: String,
     /// Relative to `ltm/` in memory (`users/U1.md`); `ltm/users/U1.md` on disk.
     #[serde(
@@ -305,6 +304,19 @@ fn read_index_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::
         .map_or(path.clone(), str::to_owned))
 }
 
+/// What an index entry is about.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexKind {
+    /// A person's profile (`ltm/users/<user>.md`).
+    User,
+    /// A topic note (`ltm/topics/<slug>.md`).
+    Topic,
+    /// A type another tool wrote: kept as it is, like the entry.
+    #[serde(untagged)]
+    Other(String),
+}
+
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Index {
     pub version: u32,
@@ -314,7 +326,7 @@ pub struct Index {
 impl IndexEntry {
     pub fn for_user(user: &UserId, doc: &Document) -> Self {
         Self {
-            kind: "user".into(),
+            kind: IndexKind::User,
             id: user.to_string(),
             path: Layout::profile_index_key(user),
             tags: doc.get_str_list("tags"),
@@ -325,7 +337,7 @@ impl IndexEntry {
 
     pub fn for_topic(slug: &crate::layout::TopicSlug, doc: &Document) -> Self {
         Self {
-            kind: "topic".into(),
+            kind: IndexKind::Topic,
             id: slug.to_string(),
             path: Layout::topic_index_key(slug),
             tags: doc.get_str_list("tags"),
@@ -361,8 +373,8 @@ pub fn read_index(state: &State) -> anyhow::Result<Index> {
 pub fn build_index(state: &State) -> anyhow::Result<Index> {
     let mut entries = Vec::new();
     for (dir, kind) in [
-        (state.layout.profiles_dir(), "user"),
-        (state.layout.topics_dir(), "topic"),
+        (state.layout.profiles_dir(), IndexKind::User),
+        (state.layout.topics_dir(), IndexKind::Topic),
     ] {
         for name in markdown_names(&dir)? {
             let path = Layout::markdown_file(&dir, &name);
@@ -376,16 +388,15 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
                 }
             };
             let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
-            let entry = if kind == "user" {
-                match UserId::seed_folder(&name) {
+            let entry = match kind {
+                IndexKind::User => match UserId::seed_folder(&name) {
                     Ok(user) => IndexEntry::for_user(&user, &doc),
                     Err(_) => continue,
-                }
-            } else {
-                match crate::layout::TopicSlug::new(&name) {
+                },
+                _ => match crate::layout::TopicSlug::new(&name) {
                     Ok(slug) => IndexEntry::for_topic(&slug, &doc),
                     Err(_) => continue,
-                }
+                },
             };
             entries.push(entry);
         }
@@ -699,14 +710,19 @@ mod tests {
         let ours = r#"{"version":1,"entries":[{"kind":"topic","id":"t","path":"topics/t.md","tags":[],"title":"T"}]}"#;
         let seed: Index = serde_json::from_str(seed).unwrap();
         let ours: Index = serde_json::from_str(ours).unwrap();
-        assert_eq!(seed.entries[0].kind, "user");
+        assert_eq!(seed.entries[0].kind, IndexKind::User);
         assert_eq!(seed.entries[0].path, "users/U1.md");
-        assert_eq!(ours.entries[0].kind, "topic");
+        assert_eq!(ours.entries[0].kind, IndexKind::Topic);
         assert_eq!(ours.entries[0].path, "topics/t.md");
         let written: serde_json::Value = serde_json::to_value(&seed.entries[0]).unwrap();
         assert_eq!(written["type"], "user");
         assert_eq!(written["path"], "ltm/users/U1.md");
         assert!(written.get("kind").is_none());
+        // A type another tool wrote survives a rewrite.
+        let other: IndexEntry =
+            serde_json::from_str(r#"{"type":"note","id":"n","path":"ltm/notes/n.md"}"#).unwrap();
+        assert_eq!(other.kind, IndexKind::Other("note".into()));
+        assert_eq!(serde_json::to_value(&other).unwrap()["type"], "note");
     }
 
     #[test]
