@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::engine::ArgValueCandidates;
 
@@ -305,8 +306,8 @@ pub struct AppendArgs {
     pub role: Role,
 
     /// Time of the message, RFC 3339 [default: now]
-    #[arg(long, value_name = "RFC3339")]
-    pub ts: Option<String>,
+    #[arg(long, value_name = "RFC3339", value_parser = time)]
+    pub ts: Option<DateTime<Utc>>,
 
     /// With --role assistant: the --msg-id of the message this answers (kept as `replyTo`,
     /// so a redelivered message is answered from the log, as `ask` does)
@@ -377,9 +378,9 @@ pub struct CompactArgs {
 
 #[derive(Debug, Args)]
 pub struct MaintainArgs {
-    /// Run only these tasks (migrate, stm-expiry, log-rotation, compact, daily, weekly, prune)
-    #[arg(long, value_delimiter = ',', value_name = "TASK,…", add = ArgValueCandidates::new(complete::tasks))]
-    pub only: Vec<String>,
+    /// Run only these tasks
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "TASK,…")]
+    pub only: Vec<Task>,
 
     /// List every action; change nothing, call nothing
     #[arg(long)]
@@ -394,8 +395,8 @@ pub struct MaintainArgs {
     pub max_llm_calls: Option<u32>,
 
     /// Pretend the time is this (RFC 3339), for catching up and tests
-    #[arg(long, value_name = "RFC3339")]
-    pub now: Option<String>,
+    #[arg(long, value_name = "RFC3339", value_parser = time)]
+    pub now: Option<DateTime<Utc>>,
 
     /// Regenerate summaries that already exist
     #[arg(long)]
@@ -469,8 +470,8 @@ pub enum SessionCommand {
         #[arg(long)]
         archive: bool,
         /// Only messages on or after DATE (YYYY-MM-DD or RFC 3339)
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
+        #[arg(long, value_name = "DATE", value_parser = day_or_time)]
+        since: Option<DayOrTime>,
     },
     /// Clear a user's short-term memory, or with --all everything of the user
     #[command(
@@ -584,12 +585,12 @@ pub struct SearchArgs {
     pub role: Option<Role>,
 
     /// Only what was said on or after this (YYYY-MM-DD, midnight UTC, or RFC 3339)
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DATE", value_parser = day_or_time)]
+    pub since: Option<DayOrTime>,
 
     /// Only what was said before this; a bare YYYY-MM-DD includes that whole day
-    #[arg(long, value_name = "DATE")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "DATE", value_parser = day_or_time)]
+    pub until: Option<DayOrTime>,
 
     /// Only these kinds of file; comma-separated or repeated
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,…")]
@@ -656,6 +657,83 @@ impl Command {
     }
 }
 
+/// The tasks of a `maintain` pass, in the order a pass runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    /// Move group conversations an earlier version kept under a bare key behind `#`
+    Migrate,
+    /// Archive the short-term memory of people idle for scheduler.stmExpireDays
+    StmExpiry,
+    /// Archive broker logs older than scheduler.logRotateDays
+    LogRotation,
+    /// Summarise old messages of everyone over the threshold
+    Compact,
+    /// Write the daily summaries due
+    Daily,
+    /// Write the weekly summaries due
+    Weekly,
+    /// Remove empty folders, stale temporary files and old in-chat exports
+    Prune,
+}
+
+impl Task {
+    /// Its name on the command line and in reports (`stm-expiry`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Task::Migrate => "migrate",
+            Task::StmExpiry => "stm-expiry",
+            Task::LogRotation => "log-rotation",
+            Task::Compact => "compact",
+            Task::Daily => "daily",
+            Task::Weekly => "weekly",
+            Task::Prune => "prune",
+        }
+    }
+}
+
+/// An RFC 3339 time (`--ts`, `--now`).
+fn time(text: &str) -> Result<DateTime<Utc>, String> {
+    crate::memory::message::parse_ts(text)
+}
+
+/// `YYYY-MM-DD` or an RFC 3339 time (`--since`, `--until`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayOrTime {
+    Day(NaiveDate),
+    Time(DateTime<Utc>),
+}
+
+impl DayOrTime {
+    /// Where a range that starts here starts: a day's midnight (UTC).
+    pub fn start(self) -> DateTime<Utc> {
+        match self {
+            DayOrTime::Day(day) => day.and_time(NaiveTime::MIN).and_utc(),
+            DayOrTime::Time(time) => time,
+        }
+    }
+
+    /// Where a range that ends here ends: after the whole day, at the next
+    /// midnight (UTC).
+    pub fn end(self) -> DateTime<Utc> {
+        match self {
+            DayOrTime::Day(day) => (day + chrono::Duration::days(1))
+                .and_time(NaiveTime::MIN)
+                .and_utc(),
+            DayOrTime::Time(time) => time,
+        }
+    }
+}
+
+fn day_or_time(text: &str) -> Result<DayOrTime, String> {
+    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(DayOrTime::Day(day));
+    }
+    crate::memory::message::parse_ts(text)
+        .map(DayOrTime::Time)
+        .map_err(|e| format!("{e}; give YYYY-MM-DD or an RFC 3339 time"))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum UserSort {
     Activity,
@@ -679,5 +757,32 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn task_names_are_their_command_line_values() {
+        for task in Task::value_variants() {
+            let value = task.to_possible_value().expect("no task is hidden");
+            assert_eq!(task.name(), value.get_name());
+            assert_eq!(
+                serde_json::to_value(task).unwrap(),
+                serde_json::Value::from(task.name())
+            );
+        }
+    }
+
+    #[test]
+    fn a_day_spans_from_its_midnight_to_the_next() {
+        let day = day_or_time("2026-03-23").unwrap();
+        assert_eq!(day.start().to_rfc3339(), "2026-03-23T00:00:00+00:00");
+        assert_eq!(day.end().to_rfc3339(), "2026-03-24T00:00:00+00:00");
+        let time = day_or_time("2026-03-23T10:00:00+02:00").unwrap();
+        assert_eq!(time.start(), time.end());
+        assert_eq!(time.start().to_rfc3339(), "2026-03-23T08:00:00+00:00");
+        assert!(
+            day_or_time("23/03/2026")
+                .unwrap_err()
+                .contains("YYYY-MM-DD")
+        );
     }
 }

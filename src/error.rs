@@ -1,8 +1,9 @@
 //! Exit codes: part of the interface brokers program against.
 //!
 //! Errors travel as `anyhow::Error`. Where the exit code matters, the error
-//! carries a [`Failure`] somewhere in its chain; `main` looks for the first
-//! one and exits with its code. An error without one is an I/O or state
+//! carries a [`Failure`] (or a typed error such as a lock timeout)
+//! somewhere in its chain; `main` looks for the first one and exits with
+//! its code. An error without one is an I/O or state
 //! problem (exit 3), which is what an unexpected `std::io::Error` is.
 
 use std::fmt;
@@ -87,11 +88,19 @@ pub fn failure(exit: Exit, message: impl Into<String>) -> anyhow::Error {
     })
 }
 
-/// The exit code an error should end the process with.
+/// The exit code an error should end the process with: the first
+/// [`Failure`] (or lock timeout) in its chain says.
 pub fn exit_code_of(err: &anyhow::Error) -> Exit {
     err.chain()
-        .find_map(|cause| cause.downcast_ref::<Failure>())
-        .map_or(Exit::State, |failure| failure.exit)
+        .find_map(|cause| {
+            if let Some(failure) = cause.downcast_ref::<Failure>() {
+                return Some(failure.exit);
+            }
+            cause
+                .downcast_ref::<crate::store::lock::LockTimeout>()
+                .map(|_| Exit::LockTimeout)
+        })
+        .unwrap_or(Exit::State)
 }
 
 /// True when the error is a closed stdout (`claude-session … | head`):

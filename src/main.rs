@@ -29,25 +29,25 @@ fn main() -> ExitCode {
 }
 
 /// clap's own message, but never flooding the terminal: a 10 KB value is
-/// shown cut, as our own errors show it.
-fn exit_with_usage_error(err: clap::Error) -> ! {
-    let long_value = matches!(
+/// shown cut, as our own errors show it. The value is cut in the error's
+/// context, so clap renders the message as ever.
+fn exit_with_usage_error(mut err: clap::Error) -> ! {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let about_a_value = matches!(
         err.kind(),
-        clap::error::ErrorKind::InvalidValue | clap::error::ErrorKind::ValueValidation
-    ) && err.to_string().len() > 1000;
-    if !long_value {
-        err.exit();
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation
+    );
+    if about_a_value
+        && err.to_string().len() > 1000
+        && let Some(ContextValue::String(value)) = err.get(ContextKind::InvalidValue)
+    {
+        let cut: String = value.chars().take(40).collect();
+        err.insert(
+            ContextKind::InvalidValue,
+            ContextValue::String(format!("{cut}…")),
+        );
     }
-    let text = err.to_string();
-    let shortened = match (text.find("invalid value '"), text.find("' for '")) {
-        (Some(start), Some(end)) if start + 15 < end => {
-            let value: String = text[start + 15..end].chars().take(40).collect();
-            format!("{}{value}…{}", &text[..start + 15], &text[end..])
-        }
-        _ => text.chars().take(1000).collect(),
-    };
-    let _ = write!(std::io::stderr(), "{shortened}");
-    std::process::exit(err.exit_code());
+    err.exit()
 }
 
 /// The error on stderr: its message and root cause; with `-v`, every link

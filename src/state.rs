@@ -48,6 +48,12 @@ impl State {
         )
     }
 
+    /// The lock of a `maintain` pass, if no other pass holds it: one pass
+    /// at a time (a second, overlapping run does nothing).
+    pub fn try_lock_maintain_pass(&self) -> anyhow::Result<Option<FileLock>> {
+        FileLock::try_acquire(&self.layout.maintain_lock_file())
+    }
+
     /// The lock over `ltm/index.json`.
     pub fn lock_index(&self) -> anyhow::Result<FileLock> {
         FileLock::acquire(

@@ -162,6 +162,31 @@ pub fn resolve_from_env(
     resolve(state_dir, channel, |name| std::env::var_os(name))
 }
 
+// --- checks for `doctor` -----------------------------------------------------
+
+/// The file system a state dir is on (the nearest folder that exists).
+pub fn file_system(dir: &Path) -> std::io::Result<crate::store::filesystem::FileSystem> {
+    crate::store::filesystem::identify(dir)
+}
+
+/// Create and remove one file in `dir`, named as this tool's temporary
+/// files (so an interrupted probe is swept by prune). Returns the mode
+/// the file got: what the umask gives every file written there.
+pub fn probe_write(dir: &Path) -> std::io::Result<u32> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let probe = tempfile::Builder::new()
+        .prefix(".doctor-")
+        .suffix(crate::store::atomic::TEMP_SUFFIX)
+        .tempfile_in(dir)?;
+    let mode = probe
+        .as_file()
+        .metadata()
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0);
+    drop(probe);
+    Ok(mode)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,6 +151,10 @@ const MESSAGE_FIELDS: &[&str] = &[
     "attachments",
     "threadId",
     "groupId",
+    "userId",
+    "userName",
+    "replyTo",
+    "askedBy",
 ];
 const ATTACHMENT_FIELDS: &[&str] = &["type", "path", "name"];
 
@@ -179,10 +183,21 @@ fn message() -> impl Strategy<Value = Message> {
             proptest::option::of(text()),
             proptest::option::of(text()),
         ),
+        (
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+        ),
         extra(MESSAGE_FIELDS),
     )
         .prop_map(
-            |((ts, role, text), (msg_id, channel, attachments, thread_id, group_id), extra)| {
+            |(
+                (ts, role, text),
+                (msg_id, channel, attachments, thread_id, group_id),
+                (user_id, user_name, reply_to, asked_by),
+                extra,
+            )| {
                 Message {
                     ts,
                     role,
@@ -192,6 +207,10 @@ fn message() -> impl Strategy<Value = Message> {
                     attachments,
                     thread_id,
                     group_id,
+                    user_id,
+                    user_name,
+                    reply_to,
+                    asked_by,
                     extra,
                 }
             },

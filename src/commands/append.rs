@@ -3,13 +3,13 @@
 use std::io::Read as _;
 
 use anyhow::Context as _;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::cli::AppendArgs;
 use crate::commands::input::{build_message, check_ids, message_text};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::memory::message::{Message, Role, check_not_future, parse_ts};
+use crate::memory::message::{Message, Role, check_not_future};
 use crate::memory::stm;
 use crate::state::State;
 
@@ -23,52 +23,34 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
     }
     if let Some(source) = &args.jsonl {
         let lines = read_import(source)?;
-        let count = lines.len();
-        {
-            let _lock = state.lock_user(user)?;
-            stm::append_raw_locked(state, user, &lines)?;
-        }
+        stm::import(state, user, &lines)?;
         if output.json {
-            print_json(&json!({"user": user.as_str(), "appended": count}))?;
+            print_json(&Appended {
+                user: user.as_str(),
+                appended: lines.len(),
+                duplicate: false,
+            })?;
         }
         return Ok(());
     }
 
     let text = message_text(&args.message, state.config.limits.max_message_bytes)?;
-    let ts = match &args.ts {
+    let ts = match args.ts {
         Some(ts) => {
-            let ts = parse_ts(ts).map_err(|e| usage(format!("--ts: {e}")))?;
             check_not_future(&ts, chrono::Utc::now()).map_err(|e| usage(format!("--ts: {e}")))?;
             ts
         }
         None => chrono::Utc::now(),
     };
     let mut message = build_message(state, &args.message, args.role, text, ts)?;
-    if let Some(id) = &args.reply_to {
-        message
-            .extra
-            .insert("replyTo".into(), serde_json::Value::from(id.as_str()));
-    }
+    message.reply_to = args.reply_to.clone();
     let key = &match &args.message.conversation {
         Some(key) => crate::memory::migration::conversation_for_writing(state, key)?,
         None => user.clone(),
     };
-    let duplicate = {
-        let _lock = state.lock_user(key)?;
-        // A platform re-sending the same event must not log it twice, and
-        // a broker retrying must not log the same answer twice.
-        let duplicate = match (&message.msg_id, &args.reply_to) {
-            (Some(id), _) if stm::find_delivery(state, key, id, message.ts)?.logged => true,
-            (_, Some(answered)) => stm::find_delivery(state, key, answered, message.ts)?
-                .reply
-                .is_some(),
-            _ => false,
-        };
-        if !duplicate {
-            stm::append_locked(state, key, std::slice::from_ref(&message))?;
-        }
-        duplicate
-    };
+    // A platform re-sending the same event must not log it twice, and a
+    // broker retrying must not log the same answer twice.
+    let duplicate = stm::append_once(state, key, &message)?;
     if duplicate {
         crate::diag::info(match &args.reply_to {
             Some(id) if message.msg_id.is_none() => {
@@ -81,15 +63,23 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
         });
     }
     if output.json {
-        print_json(&json!({
-            "user": user.as_str(),
-            "appended": usize::from(!duplicate),
-            "duplicate": duplicate,
-        }))?;
+        print_json(&Appended {
+            user: user.as_str(),
+            appended: usize::from(!duplicate),
+            duplicate,
+        })?;
     } else if duplicate {
         print_text("duplicate: this message (or its answer) is already logged")?;
     }
     Ok(())
+}
+
+/// `append --json`: how many lines were logged; a duplicate is not.
+#[derive(Serialize)]
+struct Appended<'a> {
+    user: &'a str,
+    appended: usize,
+    duplicate: bool,
 }
 
 /// Read and validate every line of an import before anything is written:

@@ -12,7 +12,8 @@
 
 use anyhow::Context as _;
 use chrono::Utc;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::claude::{Claude, Reply, Request, Sandbox, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
@@ -21,14 +22,13 @@ use crate::commands::reply_stream::ReplyStream;
 use crate::commands::{Output, Purpose, chat, claude_runner, print_json, print_text};
 use crate::config::CompactionMode;
 use crate::error::{Exit, failure};
-use crate::layout::UserId;
+use crate::layout::{ConversationKey, UserId};
 use crate::memory::compaction;
 use crate::memory::context;
 use crate::memory::message::{Message, Role};
-use crate::memory::stm;
+use crate::memory::stm::{self, Intake};
 use crate::memory::{ledger, ltm};
 use crate::state::State;
-use crate::store::lock::FileLock;
 
 /// What the seed's brokers put between the base prompt and the context.
 pub const CONTEXT_HEADING: &str = "\n\n## Recent conversation context:\n";
@@ -74,9 +74,12 @@ fn ask(
     if let Some(command) = chat::parse(&text) {
         // In-chat commands act on the sender's own data, never a group's.
         let reply = chat::execute(state, sender, &command)?;
-        let object = json!({"reply": reply, "user": sender.as_str(), "command": true});
+        let object = AskJson {
+            command: true,
+            ..AskJson::new(&reply, sender, args.message.conversation.as_ref())
+        };
         return if let Some(stream) = stream {
-            stream.done(&reply, object)
+            stream.done(&reply, &object)
         } else if json {
             print_json(&object)
         } else {
@@ -112,44 +115,41 @@ fn ask(
     crate::commands::input::check_attachments(&turn.message)?;
     let now = turn.message.ts;
 
-    // Brokers pass --display-name on every message: look before locking.
-    if let Some(name) = &args.message.display_name
-        && !state.layout.profile_file(sender).exists()
-    {
-        let created = {
-            let _lock = state.lock_user(sender)?;
-            let channel = turn.message.channel.as_deref();
-            ltm::ensure_profile_locked(state, sender, name, channel, now)?
-        };
-        if created {
-            ltm::index_profile(state, sender)?;
-        }
+    if let Some(name) = &args.message.display_name {
+        let channel = turn.message.channel.as_deref();
+        ltm::ensure_profile(state, sender, name, channel, now)?;
     }
     let over_budget = ledger::ask_cap_reached(state, sender, now)?;
 
     // One hold of the conversation lock: check for a redelivery, read the
     // context, log the message, and claim the message id.
-    let (parts, inflight) = {
-        let _lock = state.lock_user(turn.key)?;
-        if let Some(id) = &turn.message.msg_id {
-            let delivery = stm::find_delivery(state, turn.key, id, now)?;
-            if delivery.logged {
-                drop(_lock);
-                return redelivered(&turn, id, delivery, over_budget);
-            }
+    let read_context = || context::gather(state, turn.key, sender, state.config.context_window());
+    let intake = stm::take_in(
+        state,
+        turn.key,
+        &turn.message,
+        over_budget.is_none().then_some(read_context),
+    )?;
+    let (parts, claim) = match (intake, over_budget) {
+        (Intake::Redelivery(delivery), over_budget) => {
+            let id = turn
+                .message
+                .msg_id
+                .as_deref()
+                .expect("only an id is redelivered");
+            return redelivered(&turn, id, *delivery, over_budget);
         }
-        if let Some(why) = over_budget {
-            stm::append_locked(state, turn.key, std::slice::from_ref(&turn.message))?;
-            drop(_lock);
+        (
+            Intake::Logged {
+                read: Some(parts),
+                claim,
+            },
+            _,
+        ) => (parts, claim),
+        (Intake::Logged { read: None, .. }, over_budget) => {
+            let why = over_budget.expect("no context is read only over budget");
             return refuse_over_budget(&turn, &why);
         }
-        let inflight = match &turn.message.msg_id {
-            Some(id) => FileLock::try_acquire(&state.layout.inflight_lock_file(turn.key, id))?,
-            None => None,
-        };
-        let parts = context::gather(state, turn.key, sender, state.config.context_window())?;
-        stm::append_locked(state, turn.key, std::slice::from_ref(&turn.message))?;
-        (parts, inflight)
     };
 
     let reply = answer(&turn, &parts)?;
@@ -161,8 +161,8 @@ fn ask(
         ..Shown::default()
     };
     print_reply(&turn, &reply.text, Some(&reply), shown)?;
-    if let Some(inflight) = inflight {
-        release(inflight);
+    if let Some(claim) = claim {
+        claim.release();
     }
     // A broker that reads stdout to its end must not wait for compaction.
     close_stdout();
@@ -187,6 +187,7 @@ fn ask(
                 &|| Ok(Some(compactor.clone())),
                 compaction::Options::default(),
             )
+            .and_then(compaction::Outcome::budget_stop_as_error)
             .map(|_| ()),
             CompactionMode::Background => spawn_background_compaction(state, turn.key, &compactor),
         };
@@ -239,21 +240,7 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let now = Utc::now();
     let message = &turn.message;
     let stored = stm::cap_reply(&reply.text, state.config.limits.max_reply_bytes);
-    let mut answer = Message::new(Role::Assistant, stored, now);
-    answer.channel = message.channel.clone();
-    answer.thread_id = message.thread_id.clone();
-    answer.group_id = message.group_id.clone();
-    if let Some(id) = &message.msg_id {
-        answer
-            .extra
-            .insert("replyTo".into(), Value::from(id.as_str()));
-    }
-    // In a group, whom the reply answers: an erase of that person takes it too.
-    if turn.key != turn.sender {
-        answer
-            .extra
-            .insert("askedBy".into(), Value::from(turn.sender.as_str()));
-    }
+    let mut answer = Message::reply_line(message, stored, now);
     if let Some(usage) = &reply.usage {
         answer.extra.insert("usage".into(), usage.clone());
     }
@@ -262,19 +249,7 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     }
     // The reply is paid for and the user waits for it: a failure to log it
     // is reported, but does not keep the reply from being printed.
-    // An erase of the sender while claude ran is final: nothing of this
-    // turn goes back into their (or the group's) log.
-    let logged = state.lock_user(turn.key).and_then(|_lock| {
-        if ledger::erased_since(state, turn.sender, message.ts)? {
-            crate::diag::warn(format!(
-                "{} was erased while claude answered; the reply is not logged",
-                turn.sender
-            ));
-            return Ok(());
-        }
-        stm::append_locked(state, turn.key, std::slice::from_ref(&answer))
-    });
-    if let Err(e) = logged {
+    if let Err(e) = stm::append_answer(state, turn.key, turn.sender, message.ts, &answer) {
         crate::diag::warn(format!(
             "the reply could not be logged in {}'s memory: {e:#}",
             turn.key
@@ -318,25 +293,8 @@ fn redelivered(
     let state = turn.state;
     let wait = turn.claude.timeout + std::time::Duration::from_secs(5);
     let waiting_since = Utc::now();
-    let inflight = FileLock::acquire(
-        &state.layout.inflight_lock_file(turn.key, id),
-        wait,
-        "message",
-    )
-    .map_err(|e| match crate::error::exit_code_of(&e) {
-        Exit::LockTimeout => failure(
-            Exit::ClaudeTimeout,
-            format!(
-                "message {id} is still being answered by another process after {} s; \
-                 deliver it again later to get that answer",
-                wait.as_secs()
-            ),
-        ),
-        _ => e,
-    })?;
-    let (delivery, parts) = {
-        let _lock = state.lock_user(turn.key)?;
-        let delivery = stm::find_delivery(state, turn.key, id, turn.message.ts)?;
+    let claim = stm::wait_for_claim(state, turn.key, id, wait)?;
+    let (delivery, parts) = stm::find_delivery_and(state, turn.key, id, turn.message.ts, || {
         let mut parts = context::gather(
             state,
             turn.key,
@@ -344,30 +302,29 @@ fn redelivered(
             state.config.context_window() + 1,
         )?;
         parts.messages.retain(|m| m.msg_id.as_deref() != Some(id));
-        (delivery, parts)
-    };
+        Ok(parts)
+    })?;
     let text = match (delivery.reply, over_budget) {
         (Some(reply), _) => reply.text,
         // The first attempt failed or was killed: answer it now, if the
         // budget still allows a call.
         (None, Some(why)) => {
-            drop(inflight);
+            drop(claim);
             return refuse_over_budget(turn, &why);
         }
         (None, None) => {
-            let failures = state.layout.inflight_failure_file(turn.key, id);
-            if let Some(shared) = retry_failed_since(&failures, waiting_since) {
-                drop(inflight);
+            if let Some(shared) = claim.failed_since(waiting_since) {
+                drop(claim);
                 return Err(shared);
             }
             let reply = match answer(turn, &parts) {
                 Ok(reply) => {
-                    let _ = crate::store::fs::remove_if_exists(&failures);
+                    claim.clear_failure();
                     reply
                 }
                 Err(e) => {
-                    record_failed_retry(state, &failures, &e);
-                    drop(inflight);
+                    claim.record_failure(&e);
+                    drop(claim);
                     return Err(e);
                 }
             };
@@ -376,45 +333,13 @@ fn redelivered(
                 ..Shown::default()
             };
             print_reply(turn, &reply.text, Some(&reply), fresh)?;
-            release(inflight);
+            claim.release();
             return Ok(());
         }
     };
     print_reply(turn, &text, None, replayed)?;
-    release(inflight);
+    claim.release();
     Ok(())
-}
-
-/// Note how a retry failed, for the redeliveries waiting behind it. Best
-/// effort: without the note each of them retries, as before.
-fn record_failed_retry(state: &State, path: &std::path::Path, e: &anyhow::Error) {
-    let note = json!({
-        "ts": crate::memory::message::format_ts(&Utc::now()),
-        "exit": crate::error::exit_code_of(e).code(),
-        "error": format!("{e:#}"),
-    });
-    let _ = crate::store::atomic::write_atomic(path, note.to_string().as_bytes(), state.fsync());
-}
-
-/// The failure of a retry that ended while this redelivery waited for it.
-fn retry_failed_since(
-    path: &std::path::Path,
-    since: chrono::DateTime<Utc>,
-) -> Option<anyhow::Error> {
-    let bytes = crate::store::fs::read_optional(path).ok()??;
-    let note: Value = serde_json::from_slice(&bytes).ok()?;
-    let ts = crate::memory::message::parse_ts(note.get("ts")?.as_str()?).ok()?;
-    if ts < since {
-        return None;
-    }
-    let exit = Exit::from_code(note.get("exit")?.as_i64()? as i32).unwrap_or(Exit::ClaudeFailed);
-    Some(failure(
-        exit,
-        format!(
-            "another delivery of this message just retried and failed: {}",
-            note.get("error")?.as_str()?
-        ),
-    ))
 }
 
 /// The budget note on stdout (for the chat), the reason on stderr, exit 7.
@@ -427,13 +352,6 @@ fn refuse_over_budget(turn: &Turn, why: &str) -> anyhow::Result<()> {
     };
     print_reply(turn, text, None, stopped)?;
     Err(failure(Exit::OverBudget, format!("no call made: {why}")))
-}
-
-/// Remove a per-message lock; a failure only leaves a file prune sweeps.
-fn release(inflight: FileLock) {
-    if let Err(e) = inflight.remove() {
-        crate::diag::warn(format!("could not remove a message lock: {e:#}"));
-    }
 }
 
 /// How a printed reply came about, for `--json` and the `done` event.
@@ -452,23 +370,62 @@ struct Shown {
 /// The reply on stdout: whole, or (streaming) the end of the stream. One
 /// object for `--json` and the `done` event alike.
 fn print_reply(turn: &Turn, text: &str, reply: Option<&Reply>, shown: Shown) -> anyhow::Result<()> {
-    let object = || {
-        json!({
-            "reply": text,
-            "user": turn.sender.as_str(),
-            "conversation": turn.args.message.conversation.as_ref().map(|k| k.as_str()),
-            "usage": reply.and_then(|r| r.usage.clone()),
-            "costUsd": reply.and_then(|r| r.cost_usd),
-            "compacted": shown.compacted,
-            "replayed": shown.replayed,
-            "conflict": shown.conflict,
-            "budgetStopped": shown.budget_stopped,
-        })
+    let object = || AskJson {
+        usage: reply.and_then(|r| r.usage.as_ref()),
+        cost_usd: reply.and_then(|r| r.cost_usd),
+        compacted: shown.compacted,
+        replayed: shown.replayed,
+        conflict: shown.conflict,
+        budget_stopped: shown.budget_stopped,
+        ..AskJson::new(text, turn.sender, turn.args.message.conversation.as_ref())
     };
     match turn.stream {
-        Some(stream) => stream.done(text, object()),
+        Some(stream) => stream.done(text, &object()),
         None if turn.json => print_json(&object()),
         None => print_text(text),
+    }
+}
+
+/// What `ask --json` prints, and the `done` event of `--stream --json`
+/// carries: the reply and how it came about.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskJson<'a> {
+    pub reply: &'a str,
+    /// The sender.
+    pub user: &'a str,
+    /// `--conversation`, when the message was to a group or thread.
+    pub conversation: Option<&'a str>,
+    /// claude's token usage, as it reports it; none without a call.
+    pub usage: Option<&'a Value>,
+    pub cost_usd: Option<f64>,
+    /// A compaction was due and started.
+    pub compacted: bool,
+    /// The reply already logged for this message id, not a new call.
+    pub replayed: bool,
+    /// The message id was logged before with different text.
+    pub conflict: bool,
+    /// A budget cap stopped the call; the reply is `budget.message`.
+    pub budget_stopped: bool,
+    /// An in-chat `/session` command, answered from disk.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub command: bool,
+}
+
+impl<'a> AskJson<'a> {
+    fn new(reply: &'a str, user: &'a UserId, conversation: Option<&'a ConversationKey>) -> Self {
+        Self {
+            reply,
+            user: user.as_str(),
+            conversation: conversation.map(ConversationKey::as_str),
+            usage: None,
+            cost_usd: None,
+            compacted: false,
+            replayed: false,
+            conflict: false,
+            budget_stopped: false,
+            command: false,
+        }
     }
 }
 

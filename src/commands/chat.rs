@@ -4,15 +4,29 @@
 use chrono::Utc;
 
 use crate::layout::{TopicSlug, UserId};
-use crate::memory::{expiry, ltm, stm, user_data};
+use crate::memory::user_data::{self, ChatExport};
+use crate::memory::{expiry, ltm};
 use crate::state::State;
-use crate::store::fs::read_optional_text;
 
-/// A parsed in-chat command: the action and its arguments.
+/// A parsed in-chat command. Anything not understood is `Help`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatCommand {
-    pub action: String,
-    pub args: Vec<String>,
+pub enum ChatCommand {
+    /// `status`: what is remembered.
+    Status,
+    /// `clear`: the recent conversation moves to the archive.
+    Clear,
+    /// `clear all`: everything of the person is erased.
+    ClearAll,
+    /// `profile`: the stored profile.
+    Profile,
+    /// `forget <topic>`: a topic note the person owns.
+    Forget(String),
+    /// `export`: all the person's data, as a file the operator hands over.
+    Export,
+    /// `help`, or anything not understood.
+    Help,
+    /// A command text over several lines: answered, never run.
+    MultiLine,
 }
 
 /// `Some` when the text is an in-chat command. A command is one line: a
@@ -27,20 +41,20 @@ pub fn parse(text: &str) -> Option<ChatCommand> {
     if text.trim().contains([
         '\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}',
     ]) {
-        return Some(ChatCommand {
-            action: MULTI_LINE.to_owned(),
-            args: Vec::new(),
-        });
+        return Some(ChatCommand::MultiLine);
     }
     let action = words.next().unwrap_or("help").to_ascii_lowercase();
-    Some(ChatCommand {
-        action,
-        args: words.map(str::to_owned).collect(),
+    let args: Vec<&str> = words.collect();
+    Some(match (action.as_str(), args.as_slice()) {
+        ("status", _) => ChatCommand::Status,
+        ("clear", []) => ChatCommand::Clear,
+        ("clear", ["all"]) => ChatCommand::ClearAll,
+        ("profile", _) => ChatCommand::Profile,
+        ("forget", [topic]) => ChatCommand::Forget((*topic).to_owned()),
+        ("export", _) => ChatCommand::Export,
+        _ => ChatCommand::Help,
     })
 }
-
-/// The action of a command text over several lines: answered, never run.
-const MULTI_LINE: &str = "\n";
 
 pub const HELP: &str = "\
 Memory commands:
@@ -56,8 +70,8 @@ Memory commands:
 /// Answer an in-chat command for `user`, on `user`'s data only.
 pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::Result<String> {
     let now = Utc::now();
-    Ok(match (command.action.as_str(), command.args.as_slice()) {
-        ("status", _) => {
+    Ok(match command {
+        ChatCommand::Status => {
             let stats = user_data::stats(state, user, now)?;
             let mut reply = format!(
                 "I remember {} recent message(s) of ours",
@@ -78,73 +92,54 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
             reply
         }
         // Nothing stored: nothing to lock (no lock file for a stranger).
-        ("clear", []) if !user_data::has_data(state, user) => {
+        ChatCommand::Clear if !user_data::has_data(state, user) => {
             "There is no conversation of ours to clear.".to_owned()
         }
-        ("clear", []) => {
-            let moved = {
-                let _lock = state.lock_user(user)?;
-                expiry::retire_stm_locked(state, user, now)?
-            };
+        ChatCommand::Clear => {
+            let moved = expiry::clear_stm(state, user, now)?;
             format!(
                 "Done: I cleared our recent conversation ({moved} message(s) set aside). \
                  Your profile stays; /session clear all erases everything."
             )
         }
-        ("clear", [all]) if all == "all" => {
+        ChatCommand::ClearAll => {
             user_data::erase(state, user)?;
             "Done: everything I stored about you is erased.".to_owned()
         }
-        ("profile", _) => {
-            let path = state.layout.profile_file(user);
-            match read_optional_text(&path)? {
-                Some(text) => {
-                    let doc = stm::parse_document_or_warn(&text, &path);
-                    let body = doc.body.trim();
-                    if body.is_empty() {
-                        "Your profile is empty.".to_owned()
-                    } else {
-                        format!("Your profile:\n{body}")
-                    }
+        ChatCommand::Profile => match ltm::read_profile(state, user)? {
+            Some(note) => {
+                let body = note.doc.body.trim();
+                if body.is_empty() {
+                    "Your profile is empty.".to_owned()
+                } else {
+                    format!("Your profile:\n{body}")
                 }
-                None => "I keep no profile of you yet.".to_owned(),
             }
-        }
-        ("forget", [topic]) => match TopicSlug::new(topic) {
+            None => "I keep no profile of you yet.".to_owned(),
+        },
+        ChatCommand::Forget(topic) => match TopicSlug::new(topic) {
             Ok(slug) if ltm::forget_topic(state, &slug, Some(user))? => {
                 format!("Done: I forgot the topic note \"{slug}\".")
             }
             // The same answer for "missing" and "someone else's": no probing.
             _ => format!("You have no topic note named \"{topic}\"."),
         },
-        ("export", _) => {
-            let dir = state.layout.exports_dir(user);
-            let limit = state.config.limits.chat_exports_per_day;
-            let today = crate::store::fs::read_dir_optional(&dir)?
-                .iter()
-                .filter_map(|e| crate::memory::housekeeping::export_time(e.file_name().to_str()?))
-                .filter(|made| made.date_naive() == now.date_naive())
-                .count();
-            if today >= limit as usize {
-                return Ok(format!(
-                    "You have made {today} export(s) today, the daily limit; \
-                     please try again tomorrow."
-                ));
-            }
-            let name = format!("export-{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
-            let document = user_data::export_json(state, user, now)?;
-            let mut bytes = serde_json::to_vec_pretty(&document)?;
-            bytes.push(b'\n');
-            crate::store::atomic::write_atomic(&dir.join(&name), &bytes, state.fsync())?;
+        ChatCommand::Export => match user_data::export_for_chat(state, user, now)? {
+            ChatExport::OverDailyLimit { made_today } => format!(
+                "You have made {made_today} export(s) today, the daily limit; \
+                 please try again tomorrow."
+            ),
             // The file's name only: the server's paths are not the chat's business.
-            format!(
+            ChatExport::Made { name } => format!(
                 "Your data is exported as {name}; the operator can hand it to you. \
                  It is kept for {} day(s).",
                 state.config.limits.chat_export_retention_days
-            )
+            ),
+        },
+        ChatCommand::MultiLine => {
+            format!("A /session command is one line; nothing was done.\n{HELP}")
         }
-        (MULTI_LINE, _) => format!("A /session command is one line; nothing was done.\n{HELP}"),
-        _ => HELP.to_owned(),
+        ChatCommand::Help => HELP.to_owned(),
     })
 }
 
@@ -156,11 +151,13 @@ mod tests {
     fn commands_are_recognised() {
         assert_eq!(parse("hello"), None);
         assert_eq!(parse("/sessions"), None);
-        assert_eq!(parse("/session").unwrap().action, "help");
-        let c = parse("  /memory forget  toeic ").unwrap();
+        assert_eq!(parse("/session"), Some(ChatCommand::Help));
         assert_eq!(
-            (c.action.as_str(), c.args),
-            ("forget", vec!["toeic".to_string()])
+            parse("  /memory forget  toeic "),
+            Some(ChatCommand::Forget("toeic".to_owned()))
         );
+        assert_eq!(parse("/session CLEAR all"), Some(ChatCommand::ClearAll));
+        assert_eq!(parse("/session clear ALL"), Some(ChatCommand::Help));
+        assert_eq!(parse("/session clear\nall"), Some(ChatCommand::MultiLine));
     }
 }

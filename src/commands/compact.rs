@@ -1,7 +1,7 @@
 //! `compact`: fold old messages of one user, or every user over the
 //! threshold, into their summaries now.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::cli::CompactArgs;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
@@ -29,9 +29,13 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
     };
     if let Some(user) = &one {
         super::existing_user(state, user)?;
-        let outcome = compaction::compact_user(state, user, &make_claude, options)?;
+        let outcome =
+            compaction::compact_user(state, user, &make_claude, options)?.budget_stop_as_error()?;
         return if output.json {
-            print_json(&json!({"user": user.as_str(), "outcome": outcome}))
+            print_json(&UserOutcome {
+                user: user.as_str(),
+                outcome: &outcome,
+            })
         } else {
             print_text(&describe(user, &outcome, state))
         };
@@ -53,7 +57,9 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
                 continue;
             }
         }
-        match compaction::compact_user(state, &user, &make_claude, options) {
+        match compaction::compact_user(state, &user, &make_claude, options)
+            .and_then(Outcome::budget_stop_as_error)
+        {
             Ok(Outcome::NotNeeded { .. }) => under_threshold += 1,
             Ok(outcome) => results.push((user, outcome)),
             Err(e) => {
@@ -86,22 +92,26 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
         })
         .sum();
     if output.json {
-        let users: Vec<_> = results
-            .iter()
-            .map(|(user, outcome)| json!({"user": user.as_str(), "outcome": outcome}))
-            .collect();
-        let failed: Vec<_> = errors
-            .iter()
-            .map(|(user, e)| json!({"user": user.as_str(), "error": format!("{e:#}")}))
-            .collect();
-        print_json(&json!({
-            "users": users,
-            "underThreshold": under_threshold,
-            "calls": calls,
-            "costUsd": cost,
-            "repliesNotJson": not_json,
-            "errors": failed,
-        }))?;
+        print_json(&AllOutcomes {
+            users: results
+                .iter()
+                .map(|(user, outcome)| UserOutcome {
+                    user: user.as_str(),
+                    outcome,
+                })
+                .collect(),
+            under_threshold,
+            calls,
+            cost_usd: cost,
+            replies_not_json: not_json,
+            errors: errors
+                .iter()
+                .map(|(user, e)| UserError {
+                    user: user.as_str(),
+                    error: format!("{e:#}"),
+                })
+                .collect(),
+        })?;
     } else {
         let mut lines: Vec<String> = results
             .iter()
@@ -130,6 +140,31 @@ pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<
         }
         None => Ok(()),
     }
+}
+
+/// `compact --user --json`, and one user of `compact --all --json`.
+#[derive(Serialize)]
+struct UserOutcome<'a> {
+    user: &'a str,
+    outcome: &'a Outcome,
+}
+
+/// `compact --all --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AllOutcomes<'a> {
+    users: Vec<UserOutcome<'a>>,
+    under_threshold: usize,
+    calls: u32,
+    cost_usd: f64,
+    replies_not_json: u32,
+    errors: Vec<UserError<'a>>,
+}
+
+#[derive(Serialize)]
+struct UserError<'a> {
+    user: &'a str,
+    error: String,
 }
 
 fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
@@ -165,6 +200,6 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
         Outcome::Changed => format!(
             "{user}: the log changed during compaction (cleared or expired); nothing written"
         ),
-        Outcome::Deferred => format!("{user}: left for later (a cap on calls is reached)"),
+        Outcome::Deferred { .. } => format!("{user}: left for later (a cap on calls is reached)"),
     }
 }

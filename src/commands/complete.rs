@@ -1,5 +1,6 @@
 //! Values for shell completion, read from the state dir at TAB time: user
-//! ids, conversation keys, topic slugs, `maintain --only` tasks.
+//! ids, conversation keys, topic slugs (`maintain --only` tasks are a
+//! `ValueEnum`: clap completes them itself).
 //!
 //! clap's completion engine calls these while the shell waits, with the
 //! words typed so far as the process's arguments (after `--`), not yet
@@ -41,14 +42,6 @@ pub fn conversations() -> Vec<CompletionCandidate> {
 /// Topic note slugs.
 pub fn topics() -> Vec<CompletionCandidate> {
     from_state(|state| ltm::markdown_names(&state.layout.topics_dir()))
-}
-
-/// `maintain --only` task names (no state dir needed).
-pub fn tasks() -> Vec<CompletionCandidate> {
-    crate::commands::maintain::TASKS
-        .iter()
-        .map(|t| CompletionCandidate::new(*t))
-        .collect()
 }
 
 fn from_state(list: impl Fn(&State) -> anyhow::Result<Vec<String>>) -> Vec<CompletionCandidate> {

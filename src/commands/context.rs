@@ -1,6 +1,6 @@
 //! `context`: print the memory block `ask` would inject.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::cli::ContextArgs;
 use crate::commands::style::{Style, table};
@@ -28,21 +28,18 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     let parts = context::gather(state, &key, user, window)?;
     let rendered = context::render(&parts, budget);
     if output.json {
-        let mut value = json!({
-            "profile": parts.profile,
-            "summary": parts.summary,
-            "messages": parts.messages,
-            "text": rendered.text,
+        return print_json(&ContextJson {
+            profile: parts.profile.as_deref(),
+            summary: parts.summary.as_deref(),
+            messages: &parts.messages,
+            text: &rendered.text,
+            explain: args.explain.then(|| Explained {
+                budget_chars: budget,
+                used_chars: rendered.text.chars().count(),
+                estimated_tokens: context::estimate_tokens(&rendered.text),
+                parts: &rendered.parts,
+            }),
         });
-        if args.explain {
-            value["explain"] = json!({
-                "budgetChars": budget,
-                "usedChars": rendered.text.chars().count(),
-                "estimatedTokens": context::estimate_tokens(&rendered.text),
-                "parts": rendered.parts,
-            });
-        }
-        return print_json(&value);
     }
     if args.explain {
         return print_text(&explain(&rendered, budget, window));
@@ -103,13 +100,49 @@ fn explain(rendered: &context::Rendered, budget: usize, window: usize) -> String
 /// path, where it came from, and whether anybody has written it yet.
 fn show_config(state: &State) -> anyhow::Result<()> {
     let origin = &state.origin;
-    let value = json!({
-        "stateDir": {
-            "path": origin.path,
-            "source": origin.source,
-            "exists": origin.in_use(),
+    let value = ShownConfig {
+        state_dir: ShownStateDir {
+            path: &origin.path,
+            source: origin.source,
+            exists: origin.in_use(),
         },
-        "config": state.config,
-    });
+        config: &state.config,
+    };
     print_text(&serde_json::to_string_pretty(&value)?)
+}
+
+/// `context --json`: the parts, the block, and with `--explain` what the
+/// size budget did.
+#[derive(Serialize)]
+struct ContextJson<'a> {
+    profile: Option<&'a str>,
+    summary: Option<&'a str>,
+    messages: &'a [crate::memory::message::Message],
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<Explained<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Explained<'a> {
+    budget_chars: usize,
+    used_chars: usize,
+    estimated_tokens: usize,
+    parts: &'a [context::PartReport],
+}
+
+/// `context --show-config`: the effective configuration and its state dir.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ShownConfig<'a> {
+    state_dir: ShownStateDir<'a>,
+    config: &'a crate::config::Config,
+}
+
+#[derive(Serialize)]
+struct ShownStateDir<'a> {
+    path: &'a std::path::Path,
+    source: crate::state_dir::StateDirSource,
+    exists: bool,
 }

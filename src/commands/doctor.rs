@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::claude::{self, KNOWN_GOOD_VERSION};
 use crate::cli::DoctorArgs;
@@ -44,6 +43,13 @@ pub enum Status {
 }
 
 /// One check's verdict.
+/// `doctor --json`: whether every check passed, and each check.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    ok: bool,
+    checks: &'a [Check],
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
     pub name: &'static str,
@@ -126,7 +132,10 @@ pub fn run(
     let checks: Vec<Check> = CHECKS.iter().map(|check| check(&setup)).collect();
     let failed = checks.iter().find(|c| c.status == Status::Fail);
     if output.json {
-        print_json(&json!({"ok": failed.is_none(), "checks": checks}))?;
+        print_json(&Report {
+            ok: failed.is_none(),
+            checks: &checks,
+        })?;
     } else {
         let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
         let mut lines = Vec::new();
@@ -300,7 +309,7 @@ fn file_system(setup: &Setup) -> Check {
             ..Check::ok(NAME, "needs a state dir")
         };
     };
-    match crate::store::filesystem::identify(dir) {
+    match crate::state_dir::file_system(dir) {
         Ok(fs) => match fs.warning() {
             Some(warning) => Check::warn(
                 NAME,
@@ -366,26 +375,14 @@ fn state_dir_usable(setup: &Setup) -> Check {
             format!("chmod 700 {}", sessions.display()),
         );
     }
-    let probe = tempfile::Builder::new()
-        .prefix(".doctor-")
-        .suffix(crate::store::atomic::TEMP_SUFFIX)
-        .tempfile_in(sessions);
-    match probe {
-        Ok(file) => {
-            let file_mode = file
-                .as_file()
-                .metadata()
-                .map(|m| m.permissions().mode() & 0o777)
-                .unwrap_or(0);
-            drop(file);
-            Check::ok(
-                NAME,
-                format!(
-                    "{} writable, mode {mode:03o} (files {file_mode:03o})",
-                    sessions.display()
-                ),
-            )
-        }
+    match crate::state_dir::probe_write(sessions) {
+        Ok(file_mode) => Check::ok(
+            NAME,
+            format!(
+                "{} writable, mode {mode:03o} (files {file_mode:03o})",
+                sessions.display()
+            ),
+        ),
         Err(e) => Check::fail(
             NAME,
             Exit::State,

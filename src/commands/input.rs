@@ -135,7 +135,15 @@ pub fn build_message(
     text: String,
     ts: DateTime<Utc>,
 ) -> anyhow::Result<Message> {
-    let mut message = Message::new(role, text, ts);
+    // In a group conversation each user line says who sent it.
+    let mut message = match (role, &args.conversation) {
+        (Role::User, Some(_)) => Message::user_line(
+            text,
+            ts,
+            Some((args.user.as_str(), args.display_name.as_deref())),
+        ),
+        _ => Message::new(role, text, ts),
+    };
     message.msg_id = args.msg_id.clone();
     message.thread_id = args.thread.clone();
     message.group_id = args.group.clone();
@@ -143,17 +151,6 @@ pub fn build_message(
         .source
         .clone()
         .or_else(|| state.channel.as_ref().map(|c| c.to_string()));
-    // In a group conversation each user line says who sent it.
-    if args.conversation.is_some() && role == Role::User {
-        message
-            .extra
-            .insert("userId".into(), args.user.as_str().into());
-        if let Some(name) = &args.display_name {
-            message
-                .extra
-                .insert("userName".into(), name.as_str().into());
-        }
-    }
     if !args.attach.is_empty() {
         message.attachments = Some(
             args.attach

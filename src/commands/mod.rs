@@ -4,8 +4,12 @@
 //! several share: the in-chat `/session` commands (`chat`), message input
 //! (`input`), shell-completion values (`complete`) and presentation
 //! (`style`, `progress`, `reply_stream`). This file dispatches, opens the
-//! state dir, checks user ids and finds claude. The only layer that prints
-//! to stdout; the rules of memory are `memory`'s.
+//! state dir, checks user ids and finds claude.
+//!
+//! A command is thin: arguments in, one `memory` (or `state`) call per
+//! step, the answer rendered. The only layer that prints to stdout; it
+//! never touches `store` (files, locks, bytes) itself, and a test below
+//! keeps it so. The rules of memory are `memory`'s.
 
 pub mod append;
 pub mod ask;
@@ -180,4 +184,53 @@ pub fn print_text(text: &str) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Commands are thin: they call `memory` (and `state`) for anything on
+    /// disk, never `store` directly. Read from the sources, so a new
+    /// command file is checked too.
+    #[test]
+    fn no_command_reaches_into_store() {
+        fn sources(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).expect("src/commands is readable") {
+                let path = entry.expect("a readable entry").path();
+                if path.is_dir() {
+                    sources(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    found.push(path);
+                }
+            }
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+        let mut files = Vec::new();
+        sources(&dir, &mut files);
+        assert!(files.len() > 10, "found the command files: {files:?}");
+        // Built here, so this test's own text does not match.
+        let path = ["store", "::"].concat();
+        let group = ["crate", "::{"].concat();
+        let mut offending = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a readable source");
+            for (number, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                let names_store =
+                    code.contains(&path) || (code.contains(&group) && code.contains("store"));
+                if names_store {
+                    offending.push(format!(
+                        "{}:{}: {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+        assert!(
+            offending.is_empty(),
+            "commands/ must go through memory (or state), not the store module:\n{}",
+            offending.join("\n")
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! A one-line progress counter on stderr, shown only on a terminal (and
-//! not with -q): cron logs and broker pipes get nothing extra.
+//! not with -q): cron logs and broker pipes get nothing extra. It is drawn
+//! through `diag`, so warnings from worker threads never share its line.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub struct Progress {
@@ -29,21 +30,19 @@ impl Progress {
         if !self.shown || (done < self.total && percent(done) == percent(done - 1)) {
             return;
         }
+        if done >= self.total {
+            // Clear the line: the report follows on stdout.
+            crate::diag::end_progress();
+            return;
+        }
         let width = 30;
         let filled = done * width / self.total.max(1);
-        let mut stderr = std::io::stderr().lock();
-        let _ = write!(
-            stderr,
-            "\r{:<12} [{}{}] {done}/{}",
+        crate::diag::show_progress(&format!(
+            "{:<12} [{}{}] {done}/{}",
             self.label,
             "#".repeat(filled),
             " ".repeat(width - filled.min(width)),
             self.total
-        );
-        if done >= self.total {
-            // Clear the line: the report follows on stdout.
-            let _ = write!(stderr, "\r{}\r", " ".repeat(width + self.label.len() + 30));
-        }
-        let _ = stderr.flush();
+        ));
     }
 }

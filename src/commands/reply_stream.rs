@@ -14,9 +14,27 @@
 use std::cell::{Cell, RefCell};
 use std::io::Write as _;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::error::exit_code_of;
+
+/// One line of `--stream --json`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Event<'a, T: Serialize> {
+    Delta {
+        text: &'a str,
+    },
+    /// The fields of what `ask --json` prints, after the tag.
+    Done(&'a T),
+    Error {
+        message: String,
+        exit: i32,
+    },
+}
+
+/// An event that is not `Done`.
+type Plain<'a> = Event<'a, ()>;
 
 pub struct ReplyStream {
     json: bool,
@@ -43,7 +61,7 @@ impl ReplyStream {
     pub fn delta(&self, text: &str) {
         self.started.set(true);
         if self.json {
-            self.write(&line(&json!({"type": "delta", "text": text})));
+            self.write(&line(&Plain::Delta { text }));
         } else {
             self.write(text.as_bytes());
         }
@@ -52,17 +70,12 @@ impl ReplyStream {
     /// The end of a reply: its whole `text` as one delta if nothing was
     /// streamed, then `done` carrying `object` (with `--json`), or the
     /// final line break of plain text.
-    pub fn done(&self, text: &str, object: Value) -> anyhow::Result<()> {
+    pub fn done(&self, text: &str, object: &impl Serialize) -> anyhow::Result<()> {
         if !self.started.get() {
             self.delta(text);
         }
         if self.json {
-            let mut done = serde_json::Map::new();
-            done.insert("type".into(), Value::from("done"));
-            if let Value::Object(fields) = object {
-                done.extend(fields);
-            }
-            self.write(&line(&Value::Object(done)));
+            self.write(&line(&Event::Done(object)));
         } else if !text.ends_with('\n') {
             self.write(b"\n");
         }
@@ -82,11 +95,10 @@ impl ReplyStream {
             return;
         }
         if self.json {
-            self.write(&line(&json!({
-                "type": "error",
-                "message": format!("{err:#}"),
-                "exit": exit_code_of(err).code(),
-            })));
+            self.write(&line(&Plain::Error {
+                message: format!("{err:#}"),
+                exit: exit_code_of(err).code(),
+            }));
         } else if self.started.get() {
             self.write(b"\n");
         }
@@ -103,8 +115,8 @@ impl ReplyStream {
     }
 }
 
-fn line(value: &Value) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec(value).expect("a JSON value serialises");
+fn line(event: &Event<impl Serialize>) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(event).expect("an event serialises");
     bytes.push(b'\n');
     bytes
 }

@@ -4,9 +4,7 @@
 
 use std::io::Write as _;
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
-
-use crate::cli::{SearchArgs, SearchKind};
+use crate::cli::{DayOrTime, SearchArgs, SearchKind};
 use crate::commands::Output;
 use crate::commands::style::{Style, escape_for_terminal};
 use crate::error::usage;
@@ -47,16 +45,8 @@ fn query(args: &SearchArgs) -> anyhow::Result<Query> {
     if args.query.trim().is_empty() {
         return Err(usage("the search query is empty; give a word or a phrase"));
     }
-    let since = args
-        .since
-        .as_deref()
-        .map(|t| parse_date("--since", t, false))
-        .transpose()?;
-    let until = args
-        .until
-        .as_deref()
-        .map(|t| parse_date("--until", t, true))
-        .transpose()?;
+    let since = args.since.map(DayOrTime::start);
+    let until = args.until.map(DayOrTime::end);
     if let (Some(since), Some(until)) = (since, until)
         && since >= until
     {
@@ -90,17 +80,6 @@ fn query(args: &SearchArgs) -> anyhow::Result<Query> {
         limit: (args.limit > 0).then_some(args.limit),
         within: None,
     })
-}
-
-/// `YYYY-MM-DD` (midnight UTC; for the end of a range, the next midnight,
-/// so the day is included) or a full RFC 3339 time.
-fn parse_date(flag: &str, text: &str, end: bool) -> anyhow::Result<DateTime<Utc>> {
-    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        let day = if end { day + Duration::days(1) } else { day };
-        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight").and_utc());
-    }
-    crate::memory::message::parse_ts(text)
-        .map_err(|e| usage(format!("{flag}: {e}; give YYYY-MM-DD or an RFC 3339 time")))
 }
 
 /// Two lines: when, whose, which file and line; then who spoke and the

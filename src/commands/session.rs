@@ -5,22 +5,22 @@ use std::io::{IsTerminal as _, Read as _, Write as _};
 use std::path::Path;
 
 use anyhow::Context as _;
-use chrono::{NaiveDate, Utc};
-use serde_json::{Value, json};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::cli::{ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
-use crate::commands::style::{Style, escape_for_terminal, human_bytes, printable, table};
+use crate::cli::{DayOrTime, ExportFormat, SessionArgs, SessionCommand, TopicCommand, UserSort};
+use crate::commands::style::{
+    Style, display_width, escape_for_terminal, human_bytes, pad, printable, table,
+};
 use crate::commands::{Output, existing_user, print_json, print_text, writable_user};
 use crate::error::usage;
 use crate::layout::{TopicSlug, UserId};
 use crate::memory::ledger::Spend;
-use crate::memory::message::{Message, format_ts};
+use crate::memory::message::Message;
 use crate::memory::user_data::{self, UserStats};
-use crate::memory::{expiry, ltm, migration, owners, people, stm};
+use crate::memory::{expiry, ltm, migration, people, stm};
 use crate::state::State;
-use crate::store::atomic::write_atomic;
-use crate::store::frontmatter::Document;
-use crate::store::fs::read_optional_text;
 
 /// Whether this subcommand writes what it was given (and so may start a
 /// new state dir), rather than reading or managing what is there.
@@ -63,7 +63,7 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
                 &key,
                 *count,
                 *archive,
-                since.as_deref(),
+                since.map(DayOrTime::start),
                 output,
                 style,
             )
@@ -94,64 +94,37 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
 }
 
 fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
-    let now = Utc::now();
-    let owners = owners::owners(state)?;
-    let people = people::people(state, now)?.len();
-    let conversation_count = owners
-        .iter()
-        .filter(|o| o.kind == owners::OwnerKind::Conversation)
-        .count();
-    let (asks, maintenance) = people::channel_spend(state, now)?;
-    let mut messages = 0;
-    for user in stm::users(state)? {
-        match stm::all_messages(state, &user) {
-            Ok(all) => messages += all.len(),
-            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
-        }
-    }
-    let profiles = ltm::markdown_names(&state.layout.profiles_dir())?.len();
-    let topics = ltm::markdown_names(&state.layout.topics_dir())?.len();
-    let layout = &state.layout;
-    let areas = [
-        ("stm", user_data::disk_usage(&layout.stm_root())),
-        ("ltm", user_data::disk_usage(&layout.ltm_dir())),
-        ("summaries", user_data::disk_usage(&layout.summaries_root())),
-        ("archive", user_data::disk_usage(&layout.archive_root())),
-    ];
+    let status = user_data::channel_status(state, Utc::now())?;
     if output.json {
-        let storage: serde_json::Map<String, Value> = areas
-            .iter()
-            .map(|(name, bytes)| (name.to_string(), Value::from(*bytes)))
-            .collect();
-        return print_json(&json!({
-            "stateDir": layout.state_dir(),
-            "users": people,
-            "conversations": conversation_count,
-            "spend": {"asks": asks, "maintenance": maintenance},
-            "stmMessages": messages,
-            "ltm": {"profiles": profiles, "topics": topics},
-            "storageBytes": storage,
-        }));
+        return print_json(&status);
     }
-    let storage: Vec<String> = areas
+    let storage: Vec<String> = status
+        .storage_bytes
+        .areas()
         .iter()
         .map(|(name, bytes)| format!("{name} {}", human_bytes(*bytes)))
         .collect();
     let rows = vec![
-        vec!["state dir".into(), layout.state_dir().display().to_string()],
-        vec!["users".into(), people.to_string()],
-        vec!["conversations".into(), conversation_count.to_string()],
+        vec!["state dir".into(), status.state_dir.display().to_string()],
+        vec!["users".into(), status.users.to_string()],
+        vec!["conversations".into(), status.conversations.to_string()],
         vec![
             "messages".into(),
-            format!("{messages} in short-term memory"),
+            format!("{} in short-term memory", status.stm_messages),
         ],
         vec![
             "LTM entries".into(),
-            format!("{profiles} profile(s), {topics} topic(s)"),
+            format!(
+                "{} profile(s), {} topic(s)",
+                status.ltm.profiles, status.ltm.topics
+            ),
         ],
         vec!["storage".into(), storage.join(", ")],
-        vec!["spend (asks)".into(), describe_spend(&asks)],
-        vec!["spend (maintenance)".into(), describe_spend(&maintenance)],
+        vec!["spend (asks)".into(), describe_spend(&status.spend.asks)],
+        vec![
+            "spend (maintenance)".into(),
+            describe_spend(&status.spend.maintenance),
+        ],
     ];
     print_text(&key_values(style, &rows))
 }
@@ -164,9 +137,9 @@ fn describe_spend(spend: &Spend) -> String {
 }
 
 fn key_values(style: Style, rows: &[Vec<String>]) -> String {
-    let width = rows.iter().map(|r| r[0].len()).max().unwrap_or(0);
+    let width = rows.iter().map(|r| display_width(&r[0])).max().unwrap_or(0);
     rows.iter()
-        .map(|r| format!("{}  {}", style.bold(&format!("{:<width$}", r[0])), r[1]))
+        .map(|r| format!("{}  {}", style.bold(&pad(&r[0], width)), r[1]))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -350,11 +323,10 @@ fn show(
     user: &UserId,
     count: Option<usize>,
     archive: bool,
-    since: Option<&str>,
+    since: Option<DateTime<Utc>>,
     output: Output,
     style: Style,
 ) -> anyhow::Result<()> {
-    let since = since.map(parse_since).transpose()?;
     // Each message with whether it came from an archive.
     let mut messages: Vec<(Message, bool)> = Vec::new();
     if archive {
@@ -378,14 +350,11 @@ fn show(
     }
     if output.json {
         // With --archive, each message says where it came from.
-        let shown: Vec<Value> = messages
-            .into_iter()
-            .map(|(m, archived)| {
-                let mut value = serde_json::to_value(&m).unwrap_or(Value::Null);
-                if archive && let Some(object) = value.as_object_mut() {
-                    object.insert("archived".into(), Value::from(archived));
-                }
-                value
+        let shown: Vec<ShownMessage> = messages
+            .iter()
+            .map(|(message, archived)| ShownMessage {
+                message,
+                archived: archive.then_some(*archived),
             })
             .collect();
         return print_json(&shown);
@@ -397,7 +366,7 @@ fn show(
     let speakers: Vec<String> = messages.iter().map(|(m, _)| speaker(m)).collect();
     let width = speakers
         .iter()
-        .map(|w| w.chars().count())
+        .map(|w| display_width(w))
         .max()
         .unwrap_or(0)
         .max(9);
@@ -415,7 +384,7 @@ fn show(
             "{}  {marker}{}{}  {}\n",
             style.dim(&stamp),
             style.role(who),
-            " ".repeat(width - who.chars().count()),
+            " ".repeat(width - display_width(who)),
             lines.next().unwrap_or_default()
         ));
         let indent = 18 + marker_width(archive) + width + 2;
@@ -426,6 +395,16 @@ fn show(
     print_text(out.trim_end())
 }
 
+/// One message of `session show --json`: the line as stored, and with
+/// --archive whether it came from an archive.
+#[derive(Serialize)]
+struct ShownMessage<'a> {
+    #[serde(flatten)]
+    message: &'a Message,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    archived: Option<bool>,
+}
+
 fn marker_width(archive: bool) -> usize {
     if archive { 9 } else { 0 }
 }
@@ -434,25 +413,12 @@ fn marker_width(archive: bool) -> usize {
 /// and `userId`; otherwise the role.
 fn speaker(message: &Message) -> String {
     let role = message.role.label().to_lowercase();
-    let name = message
-        .extra
-        .get("userName")
-        .and_then(Value::as_str)
-        .map(escape_for_terminal);
+    let name = message.user_name.as_deref().map(escape_for_terminal);
     match (message.sender(), name) {
         (Some(id), Some(name)) => format!("{name} ({})", escape_for_terminal(id)),
         (Some(id), None) => escape_for_terminal(id),
         (None, _) => role,
     }
-}
-
-/// `YYYY-MM-DD` (midnight UTC) or a full RFC 3339 time.
-fn parse_since(text: &str) -> anyhow::Result<chrono::DateTime<Utc>> {
-    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight").and_utc());
-    }
-    crate::memory::message::parse_ts(text)
-        .map_err(|e| usage(format!("--since: {e}; give YYYY-MM-DD or an RFC 3339 time")))
 }
 
 fn clear(state: &State, user: &UserId, all: bool, yes: bool, output: Output) -> anyhow::Result<()> {
@@ -479,23 +445,41 @@ fn clear(state: &State, user: &UserId, all: bool, yes: bool, output: Output) -> 
     if all {
         let removed = user_data::erase(state, user)?;
         if output.json {
-            return print_json(&json!({"user": user.as_str(), "erased": removed}));
+            return print_json(&Erased {
+                user: user.as_str(),
+                erased: &removed,
+            });
         }
         return print_text(&format!(
             "erased everything of {user}: {} file(s) and folder(s) removed",
             removed.len()
         ));
     }
-    let moved = {
-        let _lock = state.lock_user(user)?;
-        expiry::retire_stm_locked(state, user, Utc::now())?
-    };
+    let moved = expiry::clear_stm(state, user, Utc::now())?;
     if output.json {
-        return print_json(&json!({"user": user.as_str(), "archivedMessages": moved}));
+        return print_json(&Cleared {
+            user: user.as_str(),
+            archived_messages: moved,
+        });
     }
     print_text(&format!(
         "cleared the short-term memory of {user}: {moved} message(s) moved to the archive"
     ))
+}
+
+/// `session clear --all --json`.
+#[derive(Serialize)]
+struct Erased<'a> {
+    user: &'a str,
+    erased: &'a [std::path::PathBuf],
+}
+
+/// `session clear --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Cleared<'a> {
+    user: &'a str,
+    archived_messages: usize,
 }
 
 fn profile(
@@ -505,75 +489,42 @@ fn profile(
     edit: bool,
     output: Output,
 ) -> anyhow::Result<()> {
-    let path = state.layout.profile_file(user);
     if let Some(source) = set {
-        let text = read_input(source)?;
-        let mut doc = validate_profile(user, &text)?;
-        {
-            let _lock = state.lock_user(user)?;
-            // The name and the creation time stay unless the new text
-            // gives them: a profile body pasted alone must not drop them.
-            if let Some(old) = crate::memory::stm::read_text_or_warn(&path)? {
-                let old = stm::parse_document_or_warn(&old, &path);
-                for key in ["display_name", "created"] {
-                    if doc.front.get(key).is_none()
-                        && let Some(value) = old.front.get(key)
-                    {
-                        doc.set(key, value.clone());
-                    }
-                }
-            }
-            write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
-        }
-        ltm::index_profile(state, user)?;
+        let doc = ltm::validate_profile(user, &read_input(source)?, Utc::now())?;
+        let path = ltm::set_profile(state, user, doc)?;
         return report_written(output, user.as_str(), &path);
     }
     if edit {
         return edit_profile(state, user, output);
     }
-    match read_optional_text(&path)? {
-        Some(text) if output.json => {
-            let doc = stm::parse_document_or_warn(&text, &path);
-            print_json(&json!({
-                "user": user.as_str(),
-                "frontmatter": serde_json::to_value(&doc.front)?,
-                "body": doc.body,
-            }))
-        }
-        Some(text) => print_text(&printable(&text)),
+    match ltm::read_profile(state, user)? {
+        Some(note) if output.json => print_json(&NoteJson {
+            of: NoteOf::User(user.as_str()),
+            frontmatter: serde_json::to_value(&note.doc.front)?,
+            body: &note.doc.body,
+        }),
+        Some(note) => print_text(&printable(&note.text)),
         None => Err(usage(format!(
             "{user} has no profile; write one with `session profile --user {user} --set FILE`"
         ))),
     }
 }
 
-/// A profile must parse, and name the right user (added when missing).
-fn validate_profile(user: &UserId, text: &str) -> anyhow::Result<Document> {
-    if text.trim().is_empty() {
-        return Err(usage(
-            "the new profile is empty; nothing was changed (to erase a profile, use \
-             `session clear --all`)",
-        ));
-    }
-    let mut doc = Document::parse(text).map_err(|e| usage(format!("the new profile: {e}")))?;
-    if let Some(tags) = doc.front.get("tags")
-        && !tags.is_sequence()
-    {
-        return Err(usage(
-            "the new profile's tags must be a list, like `tags: [tea, kayak]`; fix the frontmatter",
-        ));
-    }
-    match doc.get_text("user_id").as_deref() {
-        Some(id) if id != user.as_str() => {
-            return Err(usage(format!(
-                "the new profile says user_id: {id}, but it is for {user}; fix the frontmatter"
-            )));
-        }
-        Some(_) => {}
-        None => doc.set("user_id", user.as_str()),
-    }
-    doc.set("updated", format_ts(&Utc::now()));
-    Ok(doc)
+/// `session profile --json` and `session topic show --json`: the note's
+/// frontmatter and body, under whose (or which) it is.
+#[derive(Serialize)]
+struct NoteJson<'a> {
+    #[serde(flatten)]
+    of: NoteOf<'a>,
+    frontmatter: Value,
+    body: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum NoteOf<'a> {
+    User(&'a str),
+    Slug(&'a str),
 }
 
 fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<()> {
@@ -586,11 +537,7 @@ fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<
                 .filter(|v| !v.trim().is_empty())
         })
         .ok_or_else(|| usage("set $VISUAL or $EDITOR to edit a profile"))?;
-    let path = state.layout.profile_file(user);
-    let before = match read_optional_text(&path)? {
-        Some(text) => text,
-        None => ltm::skeleton_profile(user, user.as_str(), None, Utc::now()).render(),
-    };
+    let before = ltm::profile_draft(state, user, Utc::now())?;
     let mut draft = tempfile::Builder::new()
         .prefix("claude-session-profile-")
         .suffix(".md")
@@ -598,11 +545,7 @@ fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<
         .context("could not create a temporary file to edit")?;
     draft.write_all(before.as_bytes())?;
     draft.flush()?;
-    let mut words = editor.split_whitespace();
-    let program = words.next().expect("checked non-empty");
-    let status = std::process::Command::new(program)
-        .args(words)
-        .arg(draft.path())
+    let status = editor_command(&editor, draft.path())
         .status()
         .with_context(|| format!("could not start the editor `{editor}`"))?;
     if !status.success() {
@@ -616,34 +559,48 @@ fn edit_profile(state: &State, user: &UserId, output: Output) -> anyhow::Result<
         eprintln!("no changes");
         return Ok(());
     }
-    let doc = validate_profile(user, &after)?;
-    {
-        let _lock = state.lock_user(user)?;
-        // A compaction may have merged facts while the editor was open:
-        // never overwrite what we did not show.
-        let now = read_optional_text(&path)?.unwrap_or_default();
-        let unchanged = now == before || (now.is_empty() && !path.exists());
-        if !unchanged {
+    let doc = ltm::validate_profile(user, &after, Utc::now())?;
+    match ltm::replace_profile_if_unchanged(state, user, &before, &doc)? {
+        Some(path) => report_written(output, user.as_str(), &path),
+        None => {
             let (_, kept) = draft.keep().context("could not keep your edit")?;
-            return Err(usage(format!(
+            Err(usage(format!(
                 "{} changed while you were editing (new facts were merged); nothing \
                  was written; your edit is kept in {}; run --edit again",
-                path.display(),
+                state.layout.profile_file(user).display(),
                 kept.display()
-            )));
+            )))
         }
-        write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     }
-    ltm::index_profile(state, user)?;
-    report_written(output, user.as_str(), &path)
+}
+
+/// `$EDITOR FILE` as git runs it: through `sh -c '$EDITOR "$@"'`, so an
+/// editor with arguments (`code --wait`), quotes or a path with spaces
+/// (`"/opt/My Editor/bin/edit" -w`) runs as the shell reads it, and the
+/// file name is passed as one argument whatever it holds.
+fn editor_command(editor: &str, file: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{editor} \"$@\""))
+        .arg(editor)
+        .arg(file);
+    command
 }
 
 fn report_written(output: Output, id: &str, path: &Path) -> anyhow::Result<()> {
     if output.json {
-        print_json(&json!({"id": id, "written": path}))
+        print_json(&Written { id, written: path })
     } else {
         print_text(&format!("wrote {}", path.display()))
     }
+}
+
+/// `--json` of a profile or topic note written.
+#[derive(Serialize)]
+struct Written<'a> {
+    id: &'a str,
+    written: &'a Path,
 }
 
 /// FILE, or stdin for `-` (or no file).
@@ -661,37 +618,26 @@ fn read_input(source: &Path) -> anyhow::Result<String> {
 }
 
 fn topics(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
-    let mut rows = Vec::new();
-    let mut entries = Vec::new();
-    for name in ltm::markdown_names(&state.layout.topics_dir())? {
-        let Ok(slug) = TopicSlug::new(&name) else {
-            continue;
-        };
-        let path = state.layout.topic_file(&slug);
-        let Some(text) = read_optional_text(&path)? else {
-            continue;
-        };
-        let doc = stm::parse_document_or_warn(&text, &path);
-        let entry = ltm::IndexEntry::for_topic(&slug, &doc);
-        rows.push(vec![
-            slug.to_string(),
-            entry.title.clone().unwrap_or_default(),
-            entry.tags.join(","),
-            doc.get_str("owner").unwrap_or("-").to_owned(),
-            entry.updated.clone().unwrap_or_default(),
-        ]);
-        entries.push(
-            json!({"slug": slug.as_str(), "title": entry.title, "tags": entry.tags,
-            "owner": doc.get_str("owner"), "updated": entry.updated}),
-        );
-    }
+    let topics = ltm::topics(state)?;
     if output.json {
-        return print_json(&entries);
+        return print_json(&topics);
     }
-    if rows.is_empty() {
+    if topics.is_empty() {
         crate::diag::warn("no topic notes yet; add one with `session topic set SLUG FILE`");
         return Ok(());
     }
+    let rows: Vec<Vec<String>> = topics
+        .into_iter()
+        .map(|topic| {
+            vec![
+                topic.slug,
+                topic.title.unwrap_or_default(),
+                topic.tags.join(","),
+                topic.owner.unwrap_or_else(|| "-".to_owned()),
+                topic.updated.unwrap_or_default(),
+            ]
+        })
+        .collect();
     print_text(&table(
         style,
         &["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"],
@@ -700,18 +646,16 @@ fn topics(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
 }
 
 fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
-    let path = state.layout.topic_file(slug);
-    let text = read_optional_text(&path)?
+    let note = ltm::read_topic(state, slug)?
         .ok_or_else(|| usage(format!("there is no topic note named {slug}")))?;
     if output.json {
-        let doc = stm::parse_document_or_warn(&text, &path);
-        return print_json(&json!({
-            "slug": slug.as_str(),
-            "frontmatter": serde_json::to_value(&doc.front)?,
-            "body": doc.body,
-        }));
+        return print_json(&NoteJson {
+            of: NoteOf::Slug(slug.as_str()),
+            frontmatter: serde_json::to_value(&note.doc.front)?,
+            body: &note.doc.body,
+        });
     }
-    print_text(&printable(&text))
+    print_text(&printable(&note.text))
 }
 
 fn topic_set(
@@ -722,33 +666,7 @@ fn topic_set(
     output: Output,
 ) -> anyhow::Result<()> {
     let text = read_input(file.unwrap_or(Path::new("-")))?;
-    let mut doc = Document::parse(&text).map_err(|e| usage(format!("the topic note: {e}")))?;
-    if doc.body.trim().is_empty() {
-        return Err(usage(
-            "the topic note is empty; give its text in FILE or on stdin",
-        ));
-    }
-    if doc.get_str("title").is_none() {
-        doc.set("title", slug.as_str());
-    }
-    if !tags.is_empty() {
-        let tags: Vec<serde_yaml::Value> = tags
-            .iter()
-            .map(|t| t.trim().to_lowercase())
-            .filter(|t| !t.is_empty())
-            .map(serde_yaml::Value::from)
-            .collect();
-        doc.set("tags", serde_yaml::Value::Sequence(tags));
-    }
-    doc.set("updated", format_ts(&Utc::now()));
-    let path = state.layout.topic_file(slug);
-    {
-        // Topic notes are shared: the LTM index lock guards them too.
-        let _lock = state.lock_index()?;
-        write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
-        let entry = ltm::IndexEntry::for_topic(slug, &doc);
-        ltm::update_index_locked(state, &[&entry.path.clone()], Some(entry))?;
-    }
+    let path = ltm::set_topic(state, slug, &text, tags, Utc::now())?;
     report_written(output, slug.as_str(), &path)
 }
 
@@ -757,9 +675,17 @@ fn forget(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()>
         return Err(usage(format!("there is no topic note named {slug}")));
     }
     if output.json {
-        return print_json(&json!({"forgotten": slug.as_str()}));
+        return print_json(&Forgotten {
+            forgotten: slug.as_str(),
+        });
     }
     print_text(&format!("forgot topic {slug}"))
+}
+
+/// `session forget --json`.
+#[derive(Serialize)]
+struct Forgotten<'a> {
+    forgotten: &'a str,
 }
 
 fn export(
@@ -789,17 +715,15 @@ fn export(
     }
     let files = match format {
         ExportFormat::Dir => user_data::export_dir(state, user, out)?,
-        ExportFormat::Json => {
-            let document = user_data::export_json(state, user, Utc::now())?;
-            let mut bytes = serde_json::to_vec_pretty(&document)?;
-            bytes.push(b'\n');
-            write_atomic(out, &bytes, state.fsync())?;
-            1
-        }
+        ExportFormat::Json => user_data::export_json_file(state, user, out, Utc::now())?,
         ExportFormat::TarGz => user_data::export_tar_gz(state, user, out)?,
     };
     if output.json {
-        return print_json(&json!({"user": user.as_str(), "out": out, "files": files}));
+        return print_json(&Exported {
+            user: user.as_str(),
+            out,
+            files,
+        });
     }
     print_text(&format!(
         "exported {user} to {} ({files} file(s))",
@@ -807,15 +731,18 @@ fn export(
     ))
 }
 
+/// `session export --json`.
+#[derive(Serialize)]
+struct Exported<'a> {
+    user: &'a str,
+    out: &'a Path,
+    files: usize,
+}
+
 /// `--out -`: the JSON document, or the tar.gz bytes, on stdout.
 fn export_to_stdout(state: &State, user: &UserId, format: ExportFormat) -> anyhow::Result<()> {
     let bytes = match format {
-        ExportFormat::Json => {
-            let document = user_data::export_json(state, user, Utc::now())?;
-            let mut bytes = serde_json::to_vec_pretty(&document)?;
-            bytes.push(b'\n');
-            bytes
-        }
+        ExportFormat::Json => user_data::export_json_bytes(state, user, Utc::now())?,
         ExportFormat::TarGz => user_data::export_tar_gz_bytes(state, user)?.0,
         ExportFormat::Dir => {
             return Err(usage(
@@ -830,19 +757,23 @@ fn export_to_stdout(state: &State, user: &UserId, format: ExportFormat) -> anyho
 }
 
 fn reindex(state: &State, output: Output) -> anyhow::Result<()> {
-    let index = {
-        let _lock = state.lock_index()?;
-        let index = ltm::build_index(state)?;
-        ltm::write_index_locked(state, &index)?;
-        index
-    };
+    let entries = ltm::reindex(state)?;
     let memberships = user_data::rebuild_memberships(state)?;
     if output.json {
-        return print_json(&json!({"entries": index.entries.len(), "memberships": memberships}));
+        return print_json(&Reindexed {
+            entries,
+            memberships,
+        });
     }
     print_text(&format!(
-        "rebuilt {} with {} entries; {memberships} group membership(s) recorded",
+        "rebuilt {} with {entries} entries; {memberships} group membership(s) recorded",
         state.layout.index_file().display(),
-        index.entries.len()
     ))
+}
+
+/// `session reindex --json`.
+#[derive(Serialize)]
+struct Reindexed {
+    entries: usize,
+    memberships: usize,
 }

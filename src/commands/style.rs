@@ -60,12 +60,27 @@ pub fn escape_for_terminal(text: &str) -> String {
     escape(text, true).into_owned()
 }
 
-/// Columns padded to their widest cell; the header in bold.
+/// The columns a text takes on a terminal: two for a CJK character or an
+/// emoji, none for a combining mark.
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text`, then spaces up to `width` columns.
+pub fn pad(text: &str, width: usize) -> String {
+    format!(
+        "{text}{}",
+        " ".repeat(width.saturating_sub(display_width(text)))
+    )
+}
+
+/// Columns padded to their widest cell, by display width; the header in
+/// bold.
 pub fn table(style: Style, headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| display_width(h)).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(display_width(cell));
         }
     }
     let line = |cells: Vec<String>| {
@@ -77,7 +92,7 @@ pub fn table(style: Style, headers: &[&str], rows: &[Vec<String>]) -> String {
                 if i == last {
                     cell.clone()
                 } else {
-                    format!("{cell}{}", " ".repeat(widths[i] - cell.chars().count()))
+                    pad(cell, widths[i])
                 }
             })
             .collect::<Vec<_>>()
@@ -123,6 +138,34 @@ mod tests {
         assert_eq!(text, "USER    MESSAGES\nU1      3\nU12345  10");
         assert_eq!(human_bytes(2048), "2.0 KB");
         assert_eq!(human_bytes(5), "5 B");
+    }
+
+    /// A CJK title takes two columns a character: the next column starts
+    /// at the same terminal column on every row.
+    #[test]
+    fn wide_characters_keep_the_columns_aligned() {
+        let text = table(
+            Style { color: false },
+            &["SLUG", "TITLE", "OWNER"],
+            &[
+                vec!["toeic".into(), "多益考試準備".into(), "U1".into()],
+                vec!["tea".into(), "Tea".into(), "U2".into()],
+                vec!["cafe".into(), "Cafe\u{301}".into(), "U3".into()],
+            ],
+        );
+        let owner_columns: Vec<usize> = text
+            .lines()
+            .map(|line| {
+                let at = line.rfind(['O', 'U']).expect("an owner cell");
+                display_width(&line[..at])
+            })
+            .collect();
+        assert_eq!(owner_columns, [21, 21, 21, 21], "{text}");
+        assert_eq!(
+            text.lines().nth(1),
+            Some("toeic  多益考試準備  U1"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -191,10 +191,7 @@ pub fn format_message(message: &Message) -> String {
     let stamp = message.ts.format("%Y-%m-%d %H:%M");
     let mut lines = split_lines(&message.text);
     let first = lines.next().unwrap_or_default();
-    let speaker = match (
-        message.sender(),
-        message.extra.get("userName").and_then(|v| v.as_str()),
-    ) {
+    let speaker = match (message.sender(), message.user_name.as_deref()) {
         (Some(id), Some(name)) => format!("{} ({})", one_line(name), one_line(id)),
         (Some(id), None) => format!("{} ({})", message.role.label(), one_line(id)),
         _ => message.role.label().to_owned(),

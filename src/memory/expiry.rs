@@ -69,6 +69,14 @@ pub fn expire_user(
     Ok(Some(moved))
 }
 
+/// Clear a user's short-term memory now (`session clear`, in-chat `/session
+/// clear`), under the user lock: its messages move to the archive, as an
+/// expiry moves them. Returns the messages archived.
+pub fn clear_stm(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    let _lock = state.lock_user(user)?;
+    retire_stm_locked(state, user, now)
+}
+
 /// Move a user's STM out of the way without losing it: the log goes to the
 /// archive (journalled), the summary to `archive/<user>/summary-DAY.md`,
 /// and the empty folder is removed. The caller holds the user lock.

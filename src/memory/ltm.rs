@@ -48,6 +48,29 @@ pub fn ensure_profile_locked(
     Ok(true)
 }
 
+/// Give a person the skeleton profile, named as the broker knows them
+/// (`ask --display-name`), unless they have a profile; index it.
+pub fn ensure_profile(
+    state: &State,
+    user: &UserId,
+    display_name: &str,
+    channel: Option<&str>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    // Brokers pass a name on every message: look before locking.
+    if state.layout.profile_file(user).exists() {
+        return Ok(());
+    }
+    let created = {
+        let _lock = state.lock_user(user)?;
+        ensure_profile_locked(state, user, display_name, channel, now)?
+    };
+    if created {
+        index_profile(state, user)?;
+    }
+    Ok(())
+}
+
 /// Durable facts about a user, as compaction's structured answer gives them.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
@@ -252,9 +275,8 @@ fn one_line(text: &str) -> String {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexEntry {
-    /// `user` or `topic`.
     #[serde(rename = "type", alias = "kind")]
-    pub kind: String,
+    pub kind: IndexKind,
     pub id: String,
     /// Relative to `ltm/` in memory (`users/U1.md`); `ltm/users/U1.md` on disk.
     #[serde(
@@ -282,6 +304,19 @@ fn read_index_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::
         .map_or(path.clone(), str::to_owned))
 }
 
+/// What an index entry is about.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexKind {
+    /// A person's profile (`ltm/users/<user>.md`).
+    User,
+    /// A topic note (`ltm/topics/<slug>.md`).
+    Topic,
+    /// A type another tool wrote: kept as it is, like the entry.
+    #[serde(untagged)]
+    Other(String),
+}
+
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Index {
     pub version: u32,
@@ -291,7 +326,7 @@ pub struct Index {
 impl IndexEntry {
     pub fn for_user(user: &UserId, doc: &Document) -> Self {
         Self {
-            kind: "user".into(),
+            kind: IndexKind::User,
             id: user.to_string(),
             path: Layout::profile_index_key(user),
             tags: doc.get_str_list("tags"),
@@ -302,7 +337,7 @@ impl IndexEntry {
 
     pub fn for_topic(slug: &crate::layout::TopicSlug, doc: &Document) -> Self {
         Self {
-            kind: "topic".into(),
+            kind: IndexKind::Topic,
             id: slug.to_string(),
             path: Layout::topic_index_key(slug),
             tags: doc.get_str_list("tags"),
@@ -338,8 +373,8 @@ pub fn read_index(state: &State) -> anyhow::Result<Index> {
 pub fn build_index(state: &State) -> anyhow::Result<Index> {
     let mut entries = Vec::new();
     for (dir, kind) in [
-        (state.layout.profiles_dir(), "user"),
-        (state.layout.topics_dir(), "topic"),
+        (state.layout.profiles_dir(), IndexKind::User),
+        (state.layout.topics_dir(), IndexKind::Topic),
     ] {
         for name in markdown_names(&dir)? {
             let path = Layout::markdown_file(&dir, &name);
@@ -353,16 +388,15 @@ pub fn build_index(state: &State) -> anyhow::Result<Index> {
                 }
             };
             let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
-            let entry = if kind == "user" {
-                match UserId::seed_folder(&name) {
+            let entry = match kind {
+                IndexKind::User => match UserId::seed_folder(&name) {
                     Ok(user) => IndexEntry::for_user(&user, &doc),
                     Err(_) => continue,
-                }
-            } else {
-                match crate::layout::TopicSlug::new(&name) {
+                },
+                _ => match crate::layout::TopicSlug::new(&name) {
                     Ok(slug) => IndexEntry::for_topic(&slug, &doc),
                     Err(_) => continue,
-                }
+                },
             };
             entries.push(entry);
         }
@@ -451,6 +485,206 @@ pub fn forget_topic(
     Ok(true)
 }
 
+// --- for admins: whole profiles and topic notes -------------------------------
+
+/// A profile or topic note as stored: its path, its text, and the text
+/// parsed (a broken frontmatter is warned about and read as all body).
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub path: std::path::PathBuf,
+    pub text: String,
+    pub doc: Document,
+}
+
+fn read_note(path: std::path::PathBuf) -> anyhow::Result<Option<Note>> {
+    let Some(text) = read_optional_text(&path)? else {
+        return Ok(None);
+    };
+    let doc = crate::memory::stm::parse_document_or_warn(&text, &path);
+    Ok(Some(Note { path, text, doc }))
+}
+
+/// The user's profile, if they have one.
+pub fn read_profile(state: &State, user: &UserId) -> anyhow::Result<Option<Note>> {
+    read_note(state.layout.profile_file(user))
+}
+
+/// The topic note, if there is one.
+pub fn read_topic(state: &State, slug: &crate::layout::TopicSlug) -> anyhow::Result<Option<Note>> {
+    read_note(state.layout.topic_file(slug))
+}
+
+/// A profile an admin gives (`--set`, `--edit`): it must parse, its tags
+/// be a list, and it must name the right user (added when missing).
+/// `updated` is set to `now`.
+pub fn validate_profile(user: &UserId, text: &str, now: DateTime<Utc>) -> anyhow::Result<Document> {
+    use crate::error::usage;
+    if text.trim().is_empty() {
+        return Err(usage(
+            "the new profile is empty; nothing was changed (to erase a profile, use \
+             `session clear --all`)",
+        ));
+    }
+    let mut doc = Document::parse(text).map_err(|e| usage(format!("the new profile: {e}")))?;
+    if let Some(tags) = doc.front.get("tags")
+        && !tags.is_sequence()
+    {
+        return Err(usage(
+            "the new profile's tags must be a list, like `tags: [tea, kayak]`; fix the frontmatter",
+        ));
+    }
+    match doc.get_text("user_id").as_deref() {
+        Some(id) if id != user.as_str() => {
+            return Err(usage(format!(
+                "the new profile says user_id: {id}, but it is for {user}; fix the frontmatter"
+            )));
+        }
+        Some(_) => {}
+        None => doc.set("user_id", user.as_str()),
+    }
+    doc.set("updated", format_ts(&now));
+    Ok(doc)
+}
+
+/// Replace the user's profile with `doc` (an admin's `--set`) and refresh
+/// its index entry. The name and the creation time stay unless `doc` gives
+/// them: a profile body pasted alone must not drop them. Returns the path.
+pub fn set_profile(
+    state: &State,
+    user: &UserId,
+    mut doc: Document,
+) -> anyhow::Result<std::path::PathBuf> {
+    let path = state.layout.profile_file(user);
+    {
+        let _lock = state.lock_user(user)?;
+        if let Some(old) = crate::memory::stm::read_text_or_warn(&path)? {
+            let old = crate::memory::stm::parse_document_or_warn(&old, &path);
+            for key in ["display_name", "created"] {
+                if doc.front.get(key).is_none()
+                    && let Some(value) = old.front.get(key)
+                {
+                    doc.set(key, value.clone());
+                }
+            }
+        }
+        write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+    }
+    index_profile(state, user)?;
+    Ok(path)
+}
+
+/// The text an editor starts from: the stored profile, else the skeleton.
+pub fn profile_draft(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<String> {
+    Ok(
+        match read_optional_text(&state.layout.profile_file(user))? {
+            Some(text) => text,
+            None => skeleton_profile(user, user.as_str(), None, now).render(),
+        },
+    )
+}
+
+/// Write an edited profile, unless the file changed since `before` (the
+/// text the editor started from) was read: a compaction may have merged
+/// facts meanwhile, and what the admin did not see is never overwritten.
+/// Returns the path written, or `None` when the file changed.
+pub fn replace_profile_if_unchanged(
+    state: &State,
+    user: &UserId,
+    before: &str,
+    doc: &Document,
+) -> anyhow::Result<Option<std::path::PathBuf>> {
+    let path = state.layout.profile_file(user);
+    {
+        let _lock = state.lock_user(user)?;
+        let now = read_optional_text(&path)?.unwrap_or_default();
+        let unchanged = now == before || (now.is_empty() && !path.exists());
+        if !unchanged {
+            return Ok(None);
+        }
+        write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+    }
+    index_profile(state, user)?;
+    Ok(Some(path))
+}
+
+/// One topic note as `session topics` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TopicListing {
+    pub slug: String,
+    pub title: Option<String>,
+    pub tags: Vec<String>,
+    /// The frontmatter's `owner`: the person whose in-chat `forget` may delete it.
+    pub owner: Option<String>,
+    pub updated: Option<String>,
+}
+
+/// Every topic note, by slug.
+pub fn topics(state: &State) -> anyhow::Result<Vec<TopicListing>> {
+    let mut listed = Vec::new();
+    for name in markdown_names(&state.layout.topics_dir())? {
+        let Ok(slug) = crate::layout::TopicSlug::new(&name) else {
+            continue;
+        };
+        let Some(note) = read_topic(state, &slug)? else {
+            continue;
+        };
+        let entry = IndexEntry::for_topic(&slug, &note.doc);
+        listed.push(TopicListing {
+            slug: slug.to_string(),
+            title: entry.title,
+            tags: entry.tags,
+            owner: note.doc.get_str("owner").map(str::to_owned),
+            updated: entry.updated,
+        });
+    }
+    Ok(listed)
+}
+
+/// Write a topic note an admin gives (markdown, optional frontmatter) and
+/// its index entry. The title defaults to the slug; `tags`, when given,
+/// replace the note's (trimmed, lowercased). Returns the path.
+pub fn set_topic(
+    state: &State,
+    slug: &crate::layout::TopicSlug,
+    text: &str,
+    tags: &[String],
+    now: DateTime<Utc>,
+) -> anyhow::Result<std::path::PathBuf> {
+    use crate::error::usage;
+    let mut doc = Document::parse(text).map_err(|e| usage(format!("the topic note: {e}")))?;
+    if doc.body.trim().is_empty() {
+        return Err(usage(
+            "the topic note is empty; give its text in FILE or on stdin",
+        ));
+    }
+    if doc.get_str("title").is_none() {
+        doc.set("title", slug.as_str());
+    }
+    if !tags.is_empty() {
+        let tags = tags
+            .iter()
+            .map(|t| t.trim().to_lowercase())
+            .filter(|t| !t.is_empty());
+        doc.set_str_list("tags", tags);
+    }
+    doc.set("updated", format_ts(&now));
+    let path = state.layout.topic_file(slug);
+    // Topic notes are shared: the LTM index lock guards them too.
+    let _lock = state.lock_index()?;
+    write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
+    let entry = IndexEntry::for_topic(slug, &doc);
+    update_index_locked(state, &[&entry.path.clone()], Some(entry))?;
+    Ok(path)
+}
+
+/// Rebuild `ltm/index.json` from the files. Returns how many entries it has.
+pub fn reindex(state: &State) -> anyhow::Result<usize> {
+    let _lock = state.lock_index()?;
+    let index = build_index(state)?;
+    write_index_locked(state, &index)?;
+    Ok(index.entries.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,14 +710,19 @@ mod tests {
         let ours = r#"{"version":1,"entries":[{"kind":"topic","id":"t","path":"topics/t.md","tags":[],"title":"T"}]}"#;
         let seed: Index = serde_json::from_str(seed).unwrap();
         let ours: Index = serde_json::from_str(ours).unwrap();
-        assert_eq!(seed.entries[0].kind, "user");
+        assert_eq!(seed.entries[0].kind, IndexKind::User);
         assert_eq!(seed.entries[0].path, "users/U1.md");
-        assert_eq!(ours.entries[0].kind, "topic");
+        assert_eq!(ours.entries[0].kind, IndexKind::Topic);
         assert_eq!(ours.entries[0].path, "topics/t.md");
         let written: serde_json::Value = serde_json::to_value(&seed.entries[0]).unwrap();
         assert_eq!(written["type"], "user");
         assert_eq!(written["path"], "ltm/users/U1.md");
         assert!(written.get("kind").is_none());
+        // A type another tool wrote survives a rewrite.
+        let other: IndexEntry =
+            serde_json::from_str(r#"{"type":"note","id":"n","path":"ltm/notes/n.md"}"#).unwrap();
+        assert_eq!(other.kind, IndexKind::Other("note".into()));
+        assert_eq!(serde_json::to_value(&other).unwrap()["type"], "note");
     }
 
     #[test]

@@ -52,6 +52,36 @@ pub struct Message {
     pub thread_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_id: Option<String>,
+    /// In a group or thread conversation, who sent a user line.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_text"
+    )]
+    pub user_id: Option<String>,
+    /// The sender's name as the platform gave it (`--display-name`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_text"
+    )]
+    pub user_name: Option<String>,
+    /// On an assistant line: the `msgId` of the message it answers, so a
+    /// redelivered message is answered from the log.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_text"
+    )]
+    pub reply_to: Option<String>,
+    /// On an assistant line in a group: who asked, so an erase of that
+    /// person takes the answer too.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_text"
+    )]
+    pub asked_by: Option<String>,
     /// Fields this version does not know (token usage, a newer tool's
     /// additions): kept so a rewrite never drops them.
     #[serde(flatten)]
@@ -69,13 +99,54 @@ impl Message {
             attachments: None,
             thread_id: None,
             group_id: None,
+            user_id: None,
+            user_name: None,
+            reply_to: None,
+            asked_by: None,
             extra: Map::new(),
         }
     }
 
+    /// A line a person sent. In a group or thread conversation (`in_group`
+    /// gives the sender and the name the platform knows them by) the line
+    /// says who sent it: the group's context names the speaker, and an
+    /// erase of the person finds the line.
+    pub fn user_line(
+        text: impl Into<String>,
+        ts: DateTime<Utc>,
+        in_group: Option<(&str, Option<&str>)>,
+    ) -> Self {
+        let mut message = Self::new(Role::User, text, ts);
+        if let Some((sender, name)) = in_group {
+            message.user_id = Some(sender.to_owned());
+            message.user_name = name.map(str::to_owned);
+        }
+        message
+    }
+
+    /// The assistant's answer to `question`: on the same platform, thread
+    /// and group, naming the message it answers (`replyTo`). An answer in
+    /// a group carries who asked (`askedBy`, the question's sender): an
+    /// erase of that person takes the answer with their question.
+    pub fn reply_line(question: &Message, text: impl Into<String>, ts: DateTime<Utc>) -> Self {
+        let mut answer = Self::new(Role::Assistant, text, ts);
+        answer.channel = question.channel.clone();
+        answer.thread_id = question.thread_id.clone();
+        answer.group_id = question.group_id.clone();
+        answer.reply_to = question.msg_id.clone();
+        answer.asked_by = question.user_id.clone();
+        answer
+    }
+
     /// In a group conversation, the user who sent a user line (`userId`).
     pub fn sender(&self) -> Option<&str> {
-        self.extra.get("userId").and_then(Value::as_str)
+        self.user_id.as_deref()
+    }
+
+    /// Whether the line is about `user` in a group: they sent it, or it
+    /// answers them. What an erase of the person removes from a group.
+    pub fn is_about(&self, user: &str) -> bool {
+        self.user_id.as_deref() == Some(user) || self.asked_by.as_deref() == Some(user)
     }
 
     /// Parse one log line. Errors say why, for the warning that skips it.
@@ -152,6 +223,15 @@ pub fn is_believable(ts: &DateTime<Utc>, now: DateTime<Utc>) -> bool {
     *ts <= now + MAX_CLOCK_SKEW
 }
 
+/// A text field of ours; any other JSON value (a hand edit) reads as
+/// absent, as it did when these fields were looked up by key.
+fn lenient_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(text) => Some(text),
+        _ => None,
+    })
+}
+
 fn write_ts<S: Serializer>(ts: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_ts(ts))
 }
@@ -178,6 +258,48 @@ mod tests {
             String::from_utf8(msg.to_line())
                 .unwrap()
                 .contains(r#""mood":{"x":1}"#)
+        );
+    }
+
+    /// The typed fields keep the keys and the order of the lines an
+    /// earlier version wrote with them in the untyped rest: byte for byte.
+    #[test]
+    fn group_and_reply_lines_are_written_as_before() {
+        let ts = parse_ts("2026-03-23T03:28:32Z").unwrap();
+        let mut question = Message::user_line("hi", ts, Some(("U1", Some("Alice"))));
+        question.msg_id = Some("m1".into());
+        question.channel = Some("slack".into());
+        question.group_id = Some("G1".into());
+        assert_eq!(
+            String::from_utf8(question.to_line()).unwrap(),
+            r#"{"ts":"2026-03-23T03:28:32.000Z","role":"user","text":"hi","msgId":"m1","channel":"slack","groupId":"G1","userId":"U1","userName":"Alice"}"#
+        );
+        let mut answer = Message::reply_line(&question, "hello", ts);
+        answer
+            .extra
+            .insert("usage".into(), serde_json::json!({"output_tokens": 3}));
+        answer.extra.insert("costUsd".into(), Value::from(0.5));
+        let line = String::from_utf8(answer.to_line()).unwrap();
+        assert_eq!(
+            line,
+            r#"{"ts":"2026-03-23T03:28:32.000Z","role":"assistant","text":"hello","channel":"slack","groupId":"G1","replyTo":"m1","askedBy":"U1","usage":{"output_tokens":3},"costUsd":0.5}"#
+        );
+        assert_eq!(Message::parse(line.as_bytes()).unwrap(), answer);
+        assert!(answer.is_about("U1") && question.is_about("U1"));
+        assert!(!answer.is_about("U2"));
+        // A one-to-one question: its answer names no asker.
+        let alone = Message::user_line("hi", ts, None);
+        assert_eq!(Message::reply_line(&alone, "hello", ts).asked_by, None);
+    }
+
+    #[test]
+    fn a_field_of_ours_that_is_not_text_reads_as_absent() {
+        let line =
+            br#"{"ts":"2026-03-23T03:28:32Z","role":"user","text":"hi","userId":7,"replyTo":null}"#;
+        let message = Message::parse(line).unwrap();
+        assert_eq!(
+            (message.sender(), message.reply_to.as_deref()),
+            (None, None)
         );
     }
 

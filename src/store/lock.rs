@@ -13,8 +13,34 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use crate::error::{Exit, failure};
 use crate::store::fs::open_creating_parent;
+
+/// A lock another process held past the deadline (exit 4). A caller that
+/// waits for something other than a lock's usual milliseconds (a message
+/// being answered) looks for it and says what it waited for.
+#[derive(Debug)]
+pub struct LockTimeout {
+    /// What the lock guards ("user U123").
+    pub what: String,
+    pub path: PathBuf,
+    pub waited: Duration,
+}
+
+impl std::fmt::Display for LockTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the lock of {} ({}) is held by another process and was not released within \
+             {:.1} s; retry later, or raise durability.lockTimeoutMs in config.json if this \
+             is normal load",
+            self.what,
+            self.path.display(),
+            self.waited.as_secs_f64()
+        )
+    }
+}
+
+impl std::error::Error for LockTimeout {}
 
 /// An exclusive lock, released when dropped (closing the file releases it).
 #[derive(Debug)]
@@ -35,16 +61,11 @@ impl FileLock {
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(failure(
-                    Exit::LockTimeout,
-                    format!(
-                        "the lock of {what} ({}) is held by another process and was not \
-                         released within {:.1} s; retry later, or raise \
-                         durability.lockTimeoutMs in config.json if this is normal load",
-                        path.display(),
-                        timeout.as_secs_f64()
-                    ),
-                ));
+                return Err(anyhow::Error::new(LockTimeout {
+                    what: what.to_owned(),
+                    path: path.to_owned(),
+                    waited: timeout,
+                }));
             }
             std::thread::sleep(pause.min(deadline - now));
             pause = (pause * 2).min(Duration::from_millis(20));
@@ -122,7 +143,11 @@ mod tests {
         let started = Instant::now();
         let err = FileLock::acquire(&path, Duration::from_millis(100), "user u").unwrap_err();
         assert!(started.elapsed() >= Duration::from_millis(100));
-        assert_eq!(crate::error::exit_code_of(&err), Exit::LockTimeout);
+        assert!(err.downcast_ref::<LockTimeout>().is_some());
+        assert_eq!(
+            crate::error::exit_code_of(&err),
+            crate::error::Exit::LockTimeout
+        );
         drop(first);
         FileLock::acquire(&path, Duration::from_millis(100), "user u").unwrap();
     }

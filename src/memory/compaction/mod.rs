@@ -83,8 +83,33 @@ pub enum Outcome {
     /// The log changed under us (cleared or expired meanwhile): nothing
     /// was written.
     Changed,
-    /// A cap on calls was reached before any: left for the next run.
-    Deferred,
+    /// A cap stopped the work before any call: left for the next run.
+    Deferred {
+        #[serde(skip)]
+        cap: Cap,
+    },
+}
+
+/// What stopped a compaction before its first call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cap {
+    /// The caller's cap on calls (`maintain --max-llm-calls`).
+    Calls,
+    /// The maintenance budget; why it is reached.
+    Budget(String),
+}
+
+impl Outcome {
+    /// For a command whose exit code reports a budget that stopped the
+    /// work (exit 7, as `ask` refusing a call): that stop as its error.
+    pub fn budget_stop_as_error(self) -> anyhow::Result<Self> {
+        match self {
+            Outcome::Deferred {
+                cap: Cap::Budget(why),
+            } => Err(crate::error::failure(crate::error::Exit::OverBudget, why)),
+            outcome => Ok(outcome),
+        }
+    }
 }
 
 /// Cheap check without lock or parsing: more lines than the threshold?
@@ -144,13 +169,15 @@ pub fn compact_user(
         }
         if let Some(why) = ledger::maintenance_cap_reached(state, Utc::now())? {
             if calls == 0 {
-                return Err(crate::error::failure(crate::error::Exit::OverBudget, why));
+                return Ok(Outcome::Deferred {
+                    cap: Cap::Budget(why),
+                });
             }
             break;
         }
         let Some(claude) = claude()? else {
             if calls == 0 {
-                return Ok(Outcome::Deferred);
+                return Ok(Outcome::Deferred { cap: Cap::Calls });
             }
             break;
         };

@@ -111,10 +111,7 @@ fn logs_mentioning(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>> 
 
 /// A line the user sent in a group, or a reply to them there.
 fn is_about(line: &[u8], user: &UserId) -> bool {
-    Message::parse(line).is_ok_and(|m| {
-        m.sender() == Some(user.as_str())
-            || m.extra.get("askedBy").and_then(Value::as_str) == Some(user.as_str())
-    })
+    Message::parse(line).is_ok_and(|m| m.is_about(user.as_str()))
 }
 
 /// Record, from the logs and archives, every group each person wrote in

@@ -95,6 +95,65 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
     }))
 }
 
+/// [`export_json`] as the bytes of a file: pretty, with a final newline.
+pub fn export_json_bytes(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(&export_json(state, user, now)?)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// The JSON export, as a file at `out`.
+pub fn export_json_file(
+    state: &State,
+    user: &UserId,
+    out: &Path,
+    now: DateTime<Utc>,
+) -> anyhow::Result<usize> {
+    write_atomic(out, &export_json_bytes(state, user, now)?, state.fsync())?;
+    Ok(1)
+}
+
+/// An in-chat `/session export`, made or refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatExport {
+    /// The JSON export, as this file in the person's exports folder (the
+    /// operator hands it over).
+    Made { name: String },
+    /// `limits.chatExportsPerDay` exports were made today already.
+    OverDailyLimit { made_today: usize },
+}
+
+/// The JSON export of a person who asked for it in chat, into their
+/// exports folder, at most `limits.chatExportsPerDay` a day (each is a
+/// full copy of their data).
+pub fn export_for_chat(
+    state: &State,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<ChatExport> {
+    let dir = state.layout.exports_dir(user);
+    let made_today = crate::store::fs::read_dir_optional(&dir)?
+        .iter()
+        .filter_map(|e| Layout::chat_export_time(e.file_name().to_str()?))
+        .filter(|made| made.date_naive() == now.date_naive())
+        .count();
+    if made_today >= state.config.limits.chat_exports_per_day as usize {
+        return Ok(ChatExport::OverDailyLimit { made_today });
+    }
+    let path = state.layout.chat_export_file(user, now);
+    write_atomic(&path, &export_json_bytes(state, user, now)?, state.fsync())?;
+    let name = path
+        .file_name()
+        .expect("an export file has a name")
+        .to_string_lossy()
+        .into_owned();
+    Ok(ChatExport::Made { name })
+}
+
 /// The directory export, as a gzipped tar file at `out`.
 pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
     let (bytes, count) = export_tar_gz_bytes(state, user)?;

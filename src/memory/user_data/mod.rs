@@ -20,8 +20,11 @@ use crate::store::fs::read_optional_text;
 /// Bytes under a path, for the per-area numbers of `session status`.
 pub use crate::store::tree::disk_usage;
 pub use erase::{erase, rebuild_memberships};
-pub use export::{export_dir, export_json, export_tar_gz, export_tar_gz_bytes};
-pub use stats::{UserStats, stats};
+pub use export::{
+    ChatExport, export_dir, export_for_chat, export_json, export_json_bytes, export_json_file,
+    export_tar_gz, export_tar_gz_bytes,
+};
+pub use stats::{ChannelStatus, UserStats, channel_status, stats};
 
 /// The user's data, area by area: what an export copies.
 pub fn data_paths(state: &State, user: &UserId) -> Vec<PathBuf> {

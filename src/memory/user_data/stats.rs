@@ -1,5 +1,6 @@
 //! One user's numbers, for `status` and `users`: messages, activity,
-//! spend, and the bytes their files take.
+//! spend, and the bytes their files take; and the whole channel's, for
+//! `session status`.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -48,4 +49,91 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
     stats.has_profile = state.layout.profile_file(user).exists();
     stats.bytes = user_paths(state, user).iter().map(|p| disk_usage(p)).sum();
     Ok(stats)
+}
+
+/// The whole channel's numbers, for `session status` (and its `--json`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelStatus {
+    pub state_dir: std::path::PathBuf,
+    /// People, including those who wrote only in groups.
+    pub users: usize,
+    /// Group and thread conversations.
+    pub conversations: usize,
+    pub spend: ChannelSpend,
+    /// Messages in every short-term log.
+    pub stm_messages: usize,
+    pub ltm: LtmCounts,
+    pub storage_bytes: StorageBytes,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ChannelSpend {
+    /// Replies (`ask`).
+    pub asks: ledger::Spend,
+    /// Compactions and summaries.
+    pub maintenance: ledger::Spend,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct LtmCounts {
+    pub profiles: usize,
+    pub topics: usize,
+}
+
+/// Bytes on disk, area by area.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StorageBytes {
+    pub stm: u64,
+    pub ltm: u64,
+    pub summaries: u64,
+    pub archive: u64,
+}
+
+impl StorageBytes {
+    /// Each area with its name, in this order.
+    pub fn areas(&self) -> [(&'static str, u64); 4] {
+        [
+            ("stm", self.stm),
+            ("ltm", self.ltm),
+            ("summaries", self.summaries),
+            ("archive", self.archive),
+        ]
+    }
+}
+
+/// Numbers for the whole channel. A log that cannot be read is warned
+/// about and not counted.
+pub fn channel_status(state: &State, now: DateTime<Utc>) -> anyhow::Result<ChannelStatus> {
+    use crate::memory::{ltm, owners, people};
+    let conversations = owners::owners(state)?
+        .iter()
+        .filter(|o| o.kind == owners::OwnerKind::Conversation)
+        .count();
+    let (asks, maintenance) = people::channel_spend(state, now)?;
+    let mut stm_messages = 0;
+    for user in stm::users(state)? {
+        match stm::all_messages(state, &user) {
+            Ok(all) => stm_messages += all.len(),
+            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
+        }
+    }
+    let layout = &state.layout;
+    Ok(ChannelStatus {
+        state_dir: layout.state_dir().to_owned(),
+        users: people::people(state, now)?.len(),
+        conversations,
+        spend: ChannelSpend { asks, maintenance },
+        stm_messages,
+        ltm: LtmCounts {
+            profiles: ltm::markdown_names(&layout.profiles_dir())?.len(),
+            topics: ltm::markdown_names(&layout.topics_dir())?.len(),
+        },
+        storage_bytes: StorageBytes {
+            stm: disk_usage(&layout.stm_root()),
+            ltm: disk_usage(&layout.ltm_dir()),
+            summaries: disk_usage(&layout.summaries_root()),
+            archive: disk_usage(&layout.archive_root()),
+        },
+    })
 }

@@ -4,79 +4,31 @@
 //! on what missed runs left, one pass at a time (a second concurrent run
 //! says so and exits 0), and a failure in one user or task is reported
 //! while the pass goes on.
+//!
+//! This file holds the pass and each task's body; `pool` runs a task's
+//! items on `--jobs` threads, `report` collects and renders what they did.
 
-use std::collections::VecDeque;
+mod pool;
+mod report;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
-use serde_json::json;
 
 use crate::claude::{Claude, Reply};
-use crate::cli::MaintainArgs;
+use crate::cli::{MaintainArgs, Task};
 use crate::commands::progress::Progress;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
-use crate::error::{Exit, exit_code_of, failure, usage};
+use crate::error::{Exit, failure};
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Outcome};
-use crate::memory::message::{format_ts, parse_ts};
-use crate::memory::summaries::{self, Week};
+use crate::memory::summaries;
 use crate::memory::{expiry, housekeeping, stm};
 use crate::state::State;
-use crate::store::lock::FileLock;
-
-/// Every task, in the order a pass runs them.
-pub const TASKS: [&str; 7] = [
-    "migrate",
-    "stm-expiry",
-    "log-rotation",
-    "compact",
-    "daily",
-    "weekly",
-    "prune",
-];
-
-#[derive(Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TaskReport {
-    task: &'static str,
-    /// Things done (or, with --dry-run, that would be done).
-    done: usize,
-    /// LLM work left for the next run by --max-llm-calls.
-    left_for_next_run: usize,
-    /// Compaction replies that were not the JSON asked for (their text
-    /// became the summary; no profile changed).
-    #[serde(skip_serializing_if = "is_zero")]
-    replies_not_json: usize,
-    /// Why the task did nothing, when it was not due.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-    actions: Vec<String>,
-    errors: Vec<String>,
-    /// The exit code of the first error (claude not found: 5, …).
-    #[serde(skip)]
-    exit: Option<Exit>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl TaskReport {
-    fn new(task: &'static str) -> Self {
-        Self {
-            task,
-            ..Self::default()
-        }
-    }
-
-    /// Record a failure of one item; the pass goes on.
-    fn error(&mut self, what: impl std::fmt::Display, e: &anyhow::Error) {
-        self.exit.get_or_insert(exit_code_of(e));
-        self.errors.push(format!("{what}: {e:#}"));
-    }
-}
+use clap::ValueEnum as _;
+use pool::{Done, in_parallel};
+use report::{Busy, PassReport, TaskReport};
 
 /// The LLM side of a pass: claude found once, calls capped and counted.
 struct Llm<'a> {
@@ -136,22 +88,14 @@ impl Llm<'_> {
 }
 
 pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result<()> {
-    for task in &args.only {
-        if !TASKS.contains(&task.as_str()) {
-            return Err(usage(format!(
-                "--only: unknown task `{task}`; the tasks are {}",
-                TASKS.join(", ")
-            )));
-        }
-    }
-    let now = match &args.now {
-        Some(text) => parse_ts(text).map_err(|e| usage(format!("--now: {e}")))?,
-        None => Utc::now(),
-    };
-    let Some(_pass) = FileLock::try_acquire(&state.layout.maintain_lock_file())? else {
+    let now = args.now.unwrap_or_else(Utc::now);
+    let Some(_pass) = state.try_lock_maintain_pass()? else {
         let message = "another maintain run is in progress; this one did nothing";
         return if output.json {
-            print_json(&json!({"busy": true, "message": message}))
+            print_json(&Busy {
+                busy: true,
+                message,
+            })
         } else if crate::diag::verbosity() < 0 {
             // -q: an overlap is no failure, and cron mails any output.
             Ok(())
@@ -167,60 +111,40 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         calls: AtomicU32::new(0),
         cost: Mutex::new(0.0),
     };
-    let selected = |task: &str| args.only.is_empty() || args.only.iter().any(|t| t == task);
+    let selected = |task: &Task| args.only.is_empty() || args.only.contains(task);
     let mut reports = Vec::new();
-    for task in TASKS.into_iter().filter(|t| selected(t)) {
+    for &task in Task::value_variants().iter().filter(|t| selected(t)) {
         let mut report = TaskReport::new(task);
         let result = match task {
-            "migrate" => migrate(state, args, &mut report),
-            "stm-expiry" => stm_expiry(state, args, now, &mut report),
-            "log-rotation" => log_rotation(state, args, now, &mut report),
-            "compact" => compact(state, args, &llm, &mut report),
-            "daily" => daily(state, args, now, &llm, &mut report),
-            "weekly" => weekly(state, args, now, &llm, &mut report),
-            "prune" => prune(state, args, now, &mut report),
-            _ => unreachable!("tasks are validated above"),
+            Task::Migrate => migrate(state, args, &mut report),
+            Task::StmExpiry => stm_expiry(state, args, now, &mut report),
+            Task::LogRotation => log_rotation(state, args, now, &mut report),
+            Task::Compact => compact(state, args, &llm, &mut report),
+            Task::Daily => daily(state, args, now, &llm, &mut report),
+            Task::Weekly => weekly(state, args, now, &llm, &mut report),
+            Task::Prune => prune(state, args, now, &mut report),
         };
         if let Err(e) = result {
-            report.exit.get_or_insert(exit_code_of(&e));
-            report.errors.push(format!("{e:#}"));
+            report.failed(&e);
         }
         reports.push(report);
     }
 
     let calls = llm.calls.load(Ordering::SeqCst);
     let cost = *llm.cost.lock().expect("cost lock");
-    let left: usize = reports.iter().map(|r| r.left_for_next_run).sum();
-    let errors: usize = reports.iter().map(|r| r.errors.len()).sum();
-    // A dry run makes no call: it says how many the listed work would make.
-    let estimated = args.dry_run.then(|| estimated_llm_calls(&reports));
+    let pass = PassReport::new(&reports, now, args.dry_run, calls, cost);
     let quiet = crate::diag::verbosity() < 0;
     if output.json {
-        print_json(&json!({
-            "now": format_ts(&now),
-            "dryRun": args.dry_run,
-            "tasks": reports,
-            "llmCalls": calls,
-            "llmCallsEstimated": estimated,
-            "costUsd": cost,
-            "leftForNextRun": left,
-            "errors": errors,
-        }))?;
+        print_json(&pass)?;
     } else if quiet {
         // -q (cron): nothing on success; the errors, on stderr.
-        for report in &reports {
-            for error in &report.errors {
-                crate::diag::error(format!("{}: {error}", report.task));
-            }
-        }
+        pass.errors_to_stderr();
     } else {
-        print_text(&render_report(
-            &reports, now, estimated, calls, cost, left, errors,
-        ))?;
+        print_text(&pass.render())?;
     }
+    let errors = pass.errors;
     if errors > 0 {
-        // The first failure's own code: a missing claude is 5, not 3.
-        let exit = reports.iter().find_map(|r| r.exit).unwrap_or(Exit::State);
+        let exit = pass.first_exit().unwrap_or(Exit::State);
         let see = if quiet && !output.json {
             "listed above"
         } else {
@@ -232,76 +156,6 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         ));
     }
     Ok(())
-}
-
-/// One call per compaction, per daily and per weekly summary listed.
-fn estimated_llm_calls(reports: &[TaskReport]) -> usize {
-    reports
-        .iter()
-        .filter(|r| matches!(r.task, "compact" | "daily" | "weekly"))
-        .map(|r| r.done)
-        .sum()
-}
-
-fn render_report(
-    reports: &[TaskReport],
-    now: DateTime<Utc>,
-    estimated: Option<usize>,
-    calls: u32,
-    cost: f64,
-    left: usize,
-    errors: usize,
-) -> String {
-    let dry_run = estimated.is_some();
-    let mut out = format!(
-        "maintain {}at {}\n",
-        if dry_run { "(dry run) " } else { "" },
-        format_ts(&now)
-    );
-    for report in reports {
-        let mut line = format!(
-            "  {:<13}{:>5} {}",
-            report.task,
-            report.done,
-            if dry_run { "to do" } else { "done" }
-        );
-        if report.left_for_next_run > 0 {
-            line.push_str(&format!(
-                ", {} left for the next run",
-                report.left_for_next_run
-            ));
-        }
-        if report.replies_not_json > 0 {
-            line.push_str(&format!(
-                ", {} reply(ies) not the JSON asked for",
-                report.replies_not_json
-            ));
-        }
-        if !report.errors.is_empty() {
-            line.push_str(&format!(", {} error(s)", report.errors.len()));
-        }
-        if let Some(note) = &report.note {
-            line.push_str(&format!(" ({note})"));
-        }
-        out.push_str(&line);
-        out.push('\n');
-        for action in &report.actions {
-            out.push_str(&format!("      {action}\n"));
-        }
-        for error in &report.errors {
-            out.push_str(&format!("      error: {error}\n"));
-        }
-    }
-    match estimated {
-        Some(estimated) => out.push_str(&format!(
-            "LLM calls: none made (dry run); about {estimated} for the work listed; \
-             left for the next run: {left}; errors: {errors}"
-        )),
-        None => out.push_str(&format!(
-            "LLM calls: {calls} (${cost:.4}); left for the next run: {left}; errors: {errors}"
-        )),
-    }
-    out
 }
 
 fn stm_expiry(
@@ -393,10 +247,7 @@ fn compact(
     let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
         // Each call of a compaction (a backlog takes several) is reserved.
         let gate = || llm.next_call();
-        let outcome = match compaction::compact_user(state, user, &gate, options) {
-            Err(e) if crate::error::exit_code_of(&e) == Exit::OverBudget => return Ok(Done::Left),
-            other => other?,
-        };
+        let outcome = compaction::compact_user(state, user, &gate, options)?;
         Ok(match outcome {
             Outcome::Compacted {
                 compacted,
@@ -417,12 +268,12 @@ fn compact(
                 Done::Did(format!("would compact {user}: {compact} message(s)"))
             }
             Outcome::Busy => Done::Nothing(format!("{user}: another compaction is running")),
-            Outcome::Deferred => Done::Left,
+            Outcome::Deferred { .. } => Done::Left,
             Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
         })
     });
     report.replies_not_json = not_json.into_inner();
-    tally(results, report);
+    report.tally(results);
     Ok(())
 }
 
@@ -459,7 +310,7 @@ fn daily(
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {what}")))
     });
-    tally(results, report);
+    report.tally(results);
     Ok(())
 }
 
@@ -484,7 +335,7 @@ fn weekly(
         llm.paid(reply.cost_usd);
         Ok(Done::Did(format!("summarised {user} {week}")))
     });
-    tally(results, report);
+    report.tally(results);
     Ok(())
 }
 
@@ -558,92 +409,4 @@ fn prune(
             .map(|f| format!("{verb} stale temporary file {}", f.display())),
     );
     Ok(())
-}
-
-/// How one work item ended.
-enum Done {
-    Did(String),
-    Nothing(String),
-    /// Not started: the --max-llm-calls cap was reached.
-    Left,
-}
-
-fn tally(results: Vec<(String, anyhow::Result<Done>)>, report: &mut TaskReport) {
-    for (item, result) in results {
-        match result {
-            Ok(Done::Did(action)) => {
-                report.done += 1;
-                report.actions.push(action);
-            }
-            Ok(Done::Nothing(note)) => {
-                if !note.is_empty() {
-                    report.actions.push(note);
-                }
-            }
-            Ok(Done::Left) => report.left_for_next_run += 1,
-            Err(e) => report.error(&item, &e),
-        }
-    }
-}
-
-/// Run `work` over `items` on `jobs` threads; results in item order.
-fn in_parallel<T, F>(
-    jobs: u32,
-    items: Vec<T>,
-    label: &str,
-    work: F,
-) -> Vec<(String, anyhow::Result<Done>)>
-where
-    T: Send + Sync + ItemName,
-    F: Fn(&T) -> anyhow::Result<Done> + Sync,
-{
-    let progress = Progress::new(label, items.len());
-    let queue: Mutex<VecDeque<(usize, &T)>> = Mutex::new(items.iter().enumerate().collect());
-    let results: Mutex<Vec<(usize, String, anyhow::Result<Done>)>> = Mutex::new(Vec::new());
-    let threads = (jobs as usize).clamp(1, items.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let next = queue.lock().expect("queue lock").pop_front();
-                    let Some((index, item)) = next else { break };
-                    let result = work(item);
-                    progress.step();
-                    results
-                        .lock()
-                        .expect("results lock")
-                        .push((index, item.name(), result));
-                }
-            });
-        }
-    });
-    let mut results = results.into_inner().expect("results lock");
-    results.sort_by_key(|(index, _, _)| *index);
-    results
-        .into_iter()
-        .map(|(_, name, result)| (name, result))
-        .collect()
-}
-
-/// How a work item is named in the report.
-trait ItemName {
-    fn name(&self) -> String;
-}
-
-impl ItemName for UserId {
-    fn name(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl ItemName for (UserId, chrono::NaiveDate) {
-    fn name(&self) -> String {
-        format!("{} {}", self.0, self.1.format("%Y-%m-%d"))
-    }
-}
-
-impl ItemName for (UserId, Week) {
-    fn name(&self) -> String {
-        format!("{} {}", self.0, self.1)
-    }
 }
