@@ -30,8 +30,8 @@ command -v npm >/dev/null || die "npm is needed to install the pinned Claude Cod
 [[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time) is needed for peak RSS (apt-get install time)"
 
 target=${CARGO_TARGET_DIR:-$repo/target}
-version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude.rs")
-[[ -n $version ]] || die "no KNOWN_GOOD_VERSION in src/claude.rs"
+version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude/mod.rs")
+[[ -n $version ]] || die "no KNOWN_GOOD_VERSION in src/claude/mod.rs"
 claude=$target/claude-code/$version/node_modules/.bin/claude
 if ! "$claude" --version 2>/dev/null | grep -q "^$version "; then
   say "installing @anthropic-ai/claude-code@$version"

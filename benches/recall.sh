@@ -41,7 +41,7 @@ else
   (cd "$repo" && cargo build --release --locked --quiet)
   bin=$target/release/claude-session
 fi
-version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude.rs")
+version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude/mod.rs")
 claude=$target/claude-code/$version/node_modules/.bin/claude
 "$claude" --version 2>/dev/null | grep -q "^$version " ||
   die "the pinned claude is not installed at $claude (run the test suite once: cargo test --test integration real_claude::)"

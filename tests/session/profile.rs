@@ -228,3 +228,26 @@ fn profile_set_refuses_empty_input_and_a_wrong_frontmatter_and_keeps_name_and_cr
     assert_eq!(text("created").as_deref(), Some("2026-01-01T00:00:00.000Z"));
     assert!(body.contains("coffee"), "{body}");
 }
+
+#[test]
+fn an_editor_with_spaces_and_arguments_runs_as_git_runs_it() {
+    let env = TestEnv::new();
+    let folder = env.dir.path().join("my tools");
+    std::fs::create_dir_all(&folder).unwrap();
+    let script = folder.join("add line.sh");
+    write_file(
+        &script,
+        b"#!/bin/sh\n[ \"$1\" = --append ] || exit 9\nprintf -- '- %s\\n' \"$2\" >> \"$3\"\n",
+    );
+    // Through `sh`, so no just-written file is exec'd (ETXTBSY); the path
+    // has a space and the arguments a quoted one, as git allows.
+    let editor = format!("sh '{}' --append 'Likes green tea'", s(&script));
+    env.run(["session", "profile", "--user", "U1", "--edit"])
+        .env("EDITOR", &editor)
+        .succeeds();
+    let text = std::fs::read_to_string(env.profile_path("U1")).unwrap();
+    assert!(
+        text.trim_end().ends_with("- Likes green tea"),
+        "the editor's line is saved: {text}"
+    );
+}

@@ -244,3 +244,35 @@ fn session_help_lists_every_subcommand() {
     }
     assert!(!env.state_dir().exists(), "help touches no state");
 }
+
+/// The terminal column where `needle` starts on `line` (a CJK character
+/// takes two).
+fn column_of(line: &str, needle: &str) -> usize {
+    let at = line
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} in {line:?}"));
+    unicode_width::UnicodeWidthStr::width(&line[..at])
+}
+
+#[test]
+fn a_cjk_topic_title_keeps_the_columns_of_session_topics_aligned() {
+    let env = TestEnv::new();
+    set_topic(
+        &env,
+        "toeic",
+        "---\ntitle: 多益考試準備\nowner: U1\n---\n\nListening first.\n",
+        None,
+    );
+    set_topic(
+        &env,
+        "tea",
+        "---\ntitle: Tea\nowner: U2\n---\n\nOolong.\n",
+        None,
+    );
+    let text = env.run(["session", "topics"]).succeeds().stdout();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let owner = column_of(lines[0], "OWNER");
+    assert_eq!(column_of(lines[1], "U2"), owner, "{text}");
+    assert_eq!(column_of(lines[2], "U1"), owner, "{text}");
+}
