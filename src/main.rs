@@ -1,3 +1,6 @@
+//! The process edge: parse the arguments, run one command, turn its
+//! outcome into an exit code (see `error`).
+
 use std::io::Write as _;
 use std::process::ExitCode;
 

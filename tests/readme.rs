@@ -212,3 +212,45 @@ fn the_first_command_installs_and_answers_one_message() {
         "the default state dir was not used"
     );
 }
+
+/// The module map of "For contributors" names every source file, so a new
+/// module cannot land without a place in it.
+#[test]
+fn the_module_map_names_every_source_file() {
+    let map = README
+        .split("## For contributors")
+        .nth(1)
+        .expect("the README has a For contributors section");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut missing = Vec::new();
+    let mut folders = vec![src.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let name = path.file_name().unwrap().to_str().unwrap();
+            let parent = path
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap();
+            // `memory/stm.rs`, or `expiry.rs` on a row that names `memory/`.
+            let qualified = format!("{parent}/{name}");
+            let folder = format!("{parent}/");
+            let bare = format!("`{name}`");
+            let named = map.lines().any(|row| {
+                row.contains(&qualified) || (row.contains(&folder) && row.contains(&bare))
+            });
+            if !named {
+                missing.push(path.strip_prefix(&src).unwrap().display().to_string());
+            }
+        }
+    }
+    missing.sort();
+    assert!(missing.is_empty(), "README's module map lacks {missing:?}");
+}
