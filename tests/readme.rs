@@ -231,6 +231,9 @@ fn the_module_map_names_every_source_file() {
                 folders.push(path);
                 continue;
             }
+            if path.extension().is_none_or(|ext| ext != "rs") {
+                continue; // test data such as claude/testdata/*.jsonl
+            }
             let name = path.file_name().unwrap().to_str().unwrap();
             let parent = path
                 .parent()
