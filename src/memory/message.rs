@@ -36,9 +36,9 @@ pub struct Attachment {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "StoredMessage")]
 pub struct Message {
-    #[serde(serialize_with = "write_ts", deserialize_with = "read_ts")]
+    #[serde(serialize_with = "write_ts")]
     pub ts: DateTime<Utc>,
     pub role: Role,
     pub text: String,
@@ -53,34 +53,18 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_id: Option<String>,
     /// In a group or thread conversation, who sent a user line.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_text"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
     /// The sender's name as the platform gave it (`--display-name`).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_text"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_name: Option<String>,
     /// On an assistant line: the `msgId` of the message it answers, so a
     /// redelivered message is answered from the log.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_text"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_to: Option<String>,
     /// On an assistant line in a group: who asked, so an erase of that
     /// person takes the answer too.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_text"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
     /// Fields this version does not know (token usage, a newer tool's
     /// additions): kept so a rewrite never drops them.
@@ -136,6 +120,17 @@ impl Message {
         answer.reply_to = question.msg_id.clone();
         answer.asked_by = question.user_id.clone();
         answer
+    }
+
+    /// Whether an assistant line may be the answer to `msg_id`: it names
+    /// it in `replyTo`, or has no `replyTo` at all (the seed logs answers
+    /// without one, right after the question). A `replyTo` that is not text
+    /// names no message, so it answers none.
+    pub fn answers(&self, msg_id: &str) -> bool {
+        match &self.reply_to {
+            Some(id) => id == msg_id,
+            None => !self.extra.contains_key("replyTo"),
+        }
     }
 
     /// In a group conversation, the user who sent a user line (`userId`).
@@ -223,13 +218,75 @@ pub fn is_believable(ts: &DateTime<Utc>, now: DateTime<Utc>) -> bool {
     *ts <= now + MAX_CLOCK_SKEW
 }
 
-/// A text field of ours; any other JSON value (a hand edit) reads as
-/// absent, as it did when these fields were looked up by key.
-fn lenient_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(text) => Some(text),
-        _ => None,
-    })
+/// A log line as read: [`Message`] with its four typed text fields still
+/// raw. A value that is not text there (a hand edit, another tool) stays
+/// in `extra` under its key, as it did when these fields were looked up by
+/// key, so it is neither lost on a rewrite nor taken for a text value.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredMessage {
+    #[serde(deserialize_with = "read_ts")]
+    ts: DateTime<Utc>,
+    role: Role,
+    text: String,
+    #[serde(default)]
+    msg_id: Option<String>,
+    #[serde(default)]
+    channel: Option<String>,
+    #[serde(default)]
+    attachments: Option<Vec<Attachment>>,
+    #[serde(default)]
+    thread_id: Option<String>,
+    #[serde(default)]
+    group_id: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    user_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    user_name: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    reply_to: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    asked_by: Option<Value>,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
+}
+
+impl From<StoredMessage> for Message {
+    fn from(stored: StoredMessage) -> Self {
+        let mut extra = stored.extra;
+        let mut text_of = |key: &str, value: Option<Value>| match value {
+            Some(Value::String(text)) => Some(text),
+            Some(other) => {
+                extra.insert(key.to_owned(), other);
+                None
+            }
+            None => None,
+        };
+        let user_id = text_of("userId", stored.user_id);
+        let user_name = text_of("userName", stored.user_name);
+        let reply_to = text_of("replyTo", stored.reply_to);
+        let asked_by = text_of("askedBy", stored.asked_by);
+        Self {
+            ts: stored.ts,
+            role: stored.role,
+            text: stored.text,
+            msg_id: stored.msg_id,
+            channel: stored.channel,
+            attachments: stored.attachments,
+            thread_id: stored.thread_id,
+            group_id: stored.group_id,
+            user_id,
+            user_name,
+            reply_to,
+            asked_by,
+            extra,
+        }
+    }
+}
+
+/// A key that is there, whatever its value (`null` included): `Some`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 fn write_ts<S: Serializer>(ts: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
@@ -244,6 +301,29 @@ fn read_ts<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typed_field_that_is_not_text_stays_as_it_was_and_names_nothing() {
+        let line = br#"{"ts":"2026-03-23T03:28:32.000Z","role":"assistant","text":"hi","userId":7,"replyTo":null}"#;
+        let msg = Message::parse(line).unwrap();
+        assert_eq!(msg.user_id, None);
+        assert_eq!(msg.reply_to, None);
+        assert_eq!(msg.extra["userId"], serde_json::json!(7));
+        assert_eq!(msg.extra["replyTo"], Value::Null);
+        assert!(!msg.answers("m1"), "a null replyTo answers no message");
+        let again = Message::parse(&msg.to_line()).unwrap();
+        assert_eq!(again, msg, "a rewrite keeps the odd values");
+
+        let seed = br#"{"ts":"2026-03-23T03:28:32.000Z","role":"assistant","text":"hi"}"#;
+        assert!(
+            Message::parse(seed).unwrap().answers("m1"),
+            "seed: no replyTo"
+        );
+        let named =
+            br#"{"ts":"2026-03-23T03:28:32.000Z","role":"assistant","text":"hi","replyTo":"m2"}"#;
+        let named = Message::parse(named).unwrap();
+        assert!(named.answers("m2") && !named.answers("m1"));
+    }
 
     #[test]
     fn seed_line_parses_and_unknown_fields_survive() {

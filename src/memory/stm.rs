@@ -1,7 +1,10 @@
 //! Short-term memory: `stm/<user>/messages.jsonl` and `summary.md`, and
 //! what reading and writing them takes: the membership records an append
 //! leaves, the memory folders there are, the warned (never silenced) read
-//! of a markdown file, and the lookup of a redelivered message id.
+//! of a markdown file, and delivery — the lookup of a redelivered message
+//! id, the claim of a message id while it is answered (and the wait of a
+//! redelivery behind it), the answer appended under the lock, a line
+//! appended once per id, and the import of a batch of seed lines.
 
 use std::fs::File;
 
@@ -355,7 +358,7 @@ pub fn find_delivery(
             if delivery.reply.is_none()
                 && let Some(next) = next.and_then(|n| Message::parse(n).ok())
                 && next.role == crate::memory::message::Role::Assistant
-                && next.reply_to.as_deref().is_none_or(|r| r == msg_id)
+                && next.answers(msg_id)
             {
                 delivery.reply = Some(next);
             }
@@ -540,10 +543,7 @@ pub fn wait_for_claim(
     let lock_path = state.layout.inflight_lock_file(key, msg_id);
     match crate::store::lock::FileLock::acquire(&lock_path, wait, "message") {
         Ok(lock) => Ok(Claim::new(state, key, msg_id, lock)),
-        Err(e)
-            if e.downcast_ref::<crate::store::lock::LockTimeout>()
-                .is_some() =>
-        {
+        Err(e) if e.downcast_ref::<crate::error::LockTimeout>().is_some() => {
             Err(crate::error::failure(
                 crate::error::Exit::ClaudeTimeout,
                 format!(
