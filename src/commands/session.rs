@@ -352,9 +352,16 @@ fn show(
         // With --archive, each message says where it came from.
         let shown: Vec<ShownMessage> = messages
             .iter()
-            .map(|(message, archived)| ShownMessage {
-                message,
-                archived: archive.then_some(*archived),
+            .map(|(message, archived)| {
+                let mut message = message.clone();
+                if archive {
+                    // Ours wins over a stored line's own `archived` key.
+                    message.extra.shift_remove("archived");
+                }
+                ShownMessage {
+                    message,
+                    archived: archive.then_some(*archived),
+                }
             })
             .collect();
         return print_json(&shown);
@@ -398,9 +405,9 @@ fn show(
 /// One message of `session show --json`: the line as stored, and with
 /// --archive whether it came from an archive.
 #[derive(Serialize)]
-struct ShownMessage<'a> {
+struct ShownMessage {
     #[serde(flatten)]
-    message: &'a Message,
+    message: Message,
     #[serde(skip_serializing_if = "Option::is_none")]
     archived: Option<bool>,
 }

@@ -144,3 +144,20 @@ fn show_archive_adds_the_compacted_lines_oldest_first_and_marks_their_origin() {
         ]
     );
 }
+
+#[test]
+fn show_archive_json_says_archived_once_even_when_a_stored_line_has_that_key() {
+    let env = TestEnv::new();
+    env.write_messages_raw(
+        "U1",
+        b"{\"ts\":\"2026-03-20T08:00:00.000Z\",\"role\":\"user\",\"text\":\"hi\",\"archived\":\"yes\",\"mood\":1}\n",
+    );
+    let out = env
+        .run(["--json", "session", "show", "--user", "U1", "--archive"])
+        .succeeds()
+        .stdout();
+    assert_eq!(out.matches("\"archived\"").count(), 1, "{out}");
+    let shown = &serde_json::from_str::<Value>(&out).unwrap()[0];
+    assert_eq!(shown["archived"], json!(false), "{out}");
+    assert_eq!(shown["mood"], json!(1), "other keys stay: {out}");
+}
