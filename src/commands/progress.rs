@@ -3,12 +3,14 @@
 //! through `diag`, so warnings from worker threads never share its line.
 
 use std::io::IsTerminal as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 pub struct Progress {
     label: String,
     total: usize,
-    done: AtomicUsize,
+    /// Steps done. Counted and drawn under this lock: a worker that counted
+    /// before the last one must not draw after the line was cleared.
+    done: Mutex<usize>,
     shown: bool,
 }
 
@@ -18,13 +20,16 @@ impl Progress {
         Self {
             label: label.to_owned(),
             total,
-            done: AtomicUsize::new(0),
+            done: Mutex::new(0),
             shown,
         }
     }
 
     pub fn step(&self) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        // `count` stays locked until the line is drawn or cleared.
+        let mut count = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        *count += 1;
+        let done = *count;
         // Redraw once per percent: 50,000 users need not mean 50,000 writes.
         let percent = |n: usize| n * 100 / self.total.max(1);
         if !self.shown || (done < self.total && percent(done) == percent(done - 1)) {
