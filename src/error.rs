@@ -97,7 +97,7 @@ pub fn exit_code_of(err: &anyhow::Error) -> Exit {
                 return Some(failure.exit);
             }
             cause
-                .downcast_ref::<crate::store::lock::LockTimeout>()
+                .downcast_ref::<LockTimeout>()
                 .map(|_| Exit::LockTimeout)
         })
         .unwrap_or(Exit::State)
@@ -112,6 +112,34 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// A lock another process held past the deadline (exit 4; raised by
+/// `store::lock`, defined here so `error` depends on no layer). A caller that
+/// waits for something other than a lock's usual milliseconds (a message
+/// being answered) looks for it and says what it waited for.
+#[derive(Debug)]
+pub struct LockTimeout {
+    /// What the lock guards ("user U123").
+    pub what: String,
+    pub path: std::path::PathBuf,
+    pub waited: std::time::Duration,
+}
+
+impl std::fmt::Display for LockTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the lock of {} ({}) is held by another process and was not released within \
+             {:.1} s; retry later, or raise durability.lockTimeoutMs in config.json if this \
+             is normal load",
+            self.what,
+            self.path.display(),
+            self.waited.as_secs_f64()
+        )
+    }
+}
+
+impl std::error::Error for LockTimeout {}
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,9 @@
 //!
 //! A command that only reads or maintains never creates a state dir: a
 //! typo in a crontab must fail loudly, not report success on nothing.
+//!
+//! Also the probes `doctor` makes of a state dir: its file system, its
+//! folder's mode, and a write of one temporary file.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -167,6 +170,13 @@ pub fn resolve_from_env(
 /// The file system a state dir is on (the nearest folder that exists).
 pub fn file_system(dir: &Path) -> std::io::Result<crate::store::filesystem::FileSystem> {
     crate::store::filesystem::identify(dir)
+}
+
+/// The permission bits of a folder (`0o700`), for the check that chat
+/// logs are private.
+pub fn folder_mode(dir: &Path) -> std::io::Result<u32> {
+    use std::os::unix::fs::PermissionsExt as _;
+    Ok(std::fs::metadata(dir)?.permissions().mode() & 0o777)
 }
 
 /// Create and remove one file in `dir`, named as this tool's temporary

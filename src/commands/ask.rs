@@ -205,13 +205,9 @@ fn ask(
 
 /// Point stdout at /dev/null, so whoever reads our output sees its end now.
 fn close_stdout() {
-    use std::os::fd::AsRawFd as _;
     if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
-        // SAFETY: dup2 onto fd 1 replaces our stdout; everything printed
-        // was flushed by print_reply.
-        unsafe {
-            libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
-        }
+        // Replaces fd 1; everything printed was flushed by print_reply.
+        let _ = rustix::stdio::dup2_stdout(&null);
     }
 }
 

@@ -48,7 +48,10 @@ fn from_state(list: impl Fn(&State) -> anyhow::Result<Vec<String>>) -> Vec<Compl
     let Some(dir) = state_dir(std::env::args_os().collect()) else {
         return Vec::new();
     };
-    if !dir.join("sessions").is_dir() {
+    if !crate::layout::Layout::new(dir.clone())
+        .sessions_dir()
+        .is_dir()
+    {
         return Vec::new();
     }
     // Warnings (a config key unknown) would land in the terminal mid-line.

@@ -5,7 +5,6 @@
 //! a [`Check`]. Checks are independent (one failing does not stop the
 //! others), so adding one is adding a function and a line.
 
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -42,7 +41,6 @@ pub enum Status {
     Skipped,
 }
 
-/// One check's verdict.
 /// `doctor --json`: whether every check passed, and each check.
 #[derive(Debug, Serialize)]
 struct Report<'a> {
@@ -50,6 +48,7 @@ struct Report<'a> {
     checks: &'a [Check],
 }
 
+/// One check's verdict.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
     pub name: &'static str,
@@ -345,8 +344,8 @@ fn state_dir_usable(setup: &Setup) -> Check {
     };
     let layout = Layout::new(dir.clone());
     let sessions = layout.sessions_dir();
-    let meta = match std::fs::metadata(sessions) {
-        Ok(meta) => meta,
+    let mode = match crate::state_dir::folder_mode(sessions) {
+        Ok(mode) => mode,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Check::warn(
                 NAME,
@@ -363,7 +362,6 @@ fn state_dir_usable(setup: &Setup) -> Check {
             );
         }
     };
-    let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
         return Check::fail(
             NAME,

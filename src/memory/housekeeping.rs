@@ -147,12 +147,6 @@ fn sweep_inflight_locks(state: &State, dry_run: bool, pruned: &mut Pruned) -> an
     Ok(())
 }
 
-/// The time an in-chat export was made, from its name: what
-/// [`Layout::chat_export_time`] says (kept for `commands/chat.rs`).
-pub fn export_time(name: &str) -> Option<DateTime<Utc>> {
-    Layout::chat_export_time(name)
-}
-
 /// Remove in-chat exports older than `limits.chatExportRetentionDays`:
 /// each is a full copy of a person's data, kept only for them to fetch.
 fn sweep_old_exports(
@@ -168,7 +162,7 @@ fn sweep_old_exports(
         let _lock = (!dry_run).then(|| state.lock_user(&user)).transpose()?;
         for entry in crate::store::fs::read_dir_optional(&dir)? {
             let name = entry.file_name();
-            let Some(made) = name.to_str().and_then(export_time) else {
+            let Some(made) = name.to_str().and_then(Layout::chat_export_time) else {
                 continue;
             };
             if now - made < chrono::Duration::days(days) {

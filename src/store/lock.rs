@@ -15,32 +15,7 @@ use anyhow::Context as _;
 
 use crate::store::fs::open_creating_parent;
 
-/// A lock another process held past the deadline (exit 4). A caller that
-/// waits for something other than a lock's usual milliseconds (a message
-/// being answered) looks for it and says what it waited for.
-#[derive(Debug)]
-pub struct LockTimeout {
-    /// What the lock guards ("user U123").
-    pub what: String,
-    pub path: PathBuf,
-    pub waited: Duration,
-}
-
-impl std::fmt::Display for LockTimeout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the lock of {} ({}) is held by another process and was not released within \
-             {:.1} s; retry later, or raise durability.lockTimeoutMs in config.json if this \
-             is normal load",
-            self.what,
-            self.path.display(),
-            self.waited.as_secs_f64()
-        )
-    }
-}
-
-impl std::error::Error for LockTimeout {}
+pub use crate::error::LockTimeout;
 
 /// An exclusive lock, released when dropped (closing the file releases it).
 #[derive(Debug)]
