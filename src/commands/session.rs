@@ -213,42 +213,54 @@ fn users(
     if let Some(limit) = limit {
         all.truncate(limit);
     }
+    let headers = [
+        "USER",
+        "MESSAGES",
+        "IN GROUPS",
+        "COMPACTED",
+        "LAST ACTIVITY",
+        "SIZE",
+        "PROFILE",
+        "TODAY",
+        "MONTH",
+        "TOTAL",
+    ];
+    print_listing(&all, output, style, None, &headers, |s| {
+        vec![
+            s.user.clone(),
+            (s.stm_messages + s.group_messages).to_string(),
+            s.group_messages.to_string(),
+            s.compacted.to_string(),
+            activity_cell(s.last_activity),
+            human_bytes(s.bytes),
+            if s.has_profile { "yes" } else { "no" }.into(),
+        ]
+        .into_iter()
+        .chain(spend_cells(&s.spend))
+        .collect()
+    })
+}
+
+/// A listing: the items as JSON, or a table of `headers` with a row per
+/// item (a note on stderr instead when there are none and `empty` says
+/// what to tell).
+fn print_listing<T: serde::Serialize>(
+    items: &[T],
+    output: Output,
+    style: Style,
+    empty: Option<&str>,
+    headers: &[&str],
+    row: impl Fn(&T) -> Vec<String>,
+) -> anyhow::Result<()> {
     if output.json {
-        return print_json(&all);
+        return print_json(&items);
     }
-    let rows: Vec<Vec<String>> = all
-        .iter()
-        .map(|s| {
-            vec![
-                s.user.clone(),
-                (s.stm_messages + s.group_messages).to_string(),
-                s.group_messages.to_string(),
-                s.compacted.to_string(),
-                activity_cell(s.last_activity),
-                human_bytes(s.bytes),
-                if s.has_profile { "yes" } else { "no" }.into(),
-            ]
-            .into_iter()
-            .chain(spend_cells(&s.spend))
-            .collect()
-        })
-        .collect();
-    print_text(&table(
-        style,
-        &[
-            "USER",
-            "MESSAGES",
-            "IN GROUPS",
-            "COMPACTED",
-            "LAST ACTIVITY",
-            "SIZE",
-            "PROFILE",
-            "TODAY",
-            "MONTH",
-            "TOTAL",
-        ],
-        &rows,
-    ))
+    if let Some(note) = empty.filter(|_| items.is_empty()) {
+        crate::diag::warn(note);
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = items.iter().map(row).collect();
+    print_text(&table(style, headers, &rows))
 }
 
 /// A table cell for the time of the last message.
@@ -277,44 +289,31 @@ fn conversations(
     if let Some(limit) = limit {
         all.truncate(limit);
     }
-    if output.json {
-        return print_json(&all);
-    }
-    if all.is_empty() {
-        crate::diag::warn("no group or thread conversations yet");
-        return Ok(());
-    }
-    let rows: Vec<Vec<String>> = all
-        .iter()
-        .map(|s| {
-            vec![
-                s.conversation.clone(),
-                s.stm_messages.to_string(),
-                s.compacted.to_string(),
-                s.people.len().to_string(),
-                activity_cell(s.last_activity),
-                human_bytes(s.bytes),
-            ]
-            .into_iter()
-            .chain(spend_cells(&s.spend))
-            .collect()
-        })
-        .collect();
-    print_text(&table(
-        style,
-        &[
-            "CONVERSATION",
-            "STM",
-            "COMPACTED",
-            "PEOPLE",
-            "LAST ACTIVITY",
-            "SIZE",
-            "TODAY",
-            "MONTH",
-            "TOTAL",
-        ],
-        &rows,
-    ))
+    let headers = [
+        "CONVERSATION",
+        "STM",
+        "COMPACTED",
+        "PEOPLE",
+        "LAST ACTIVITY",
+        "SIZE",
+        "TODAY",
+        "MONTH",
+        "TOTAL",
+    ];
+    let empty = Some("no group or thread conversations yet");
+    print_listing(&all, output, style, empty, &headers, |s| {
+        vec![
+            s.conversation.clone(),
+            s.stm_messages.to_string(),
+            s.compacted.to_string(),
+            s.people.len().to_string(),
+            activity_cell(s.last_activity),
+            human_bytes(s.bytes),
+        ]
+        .into_iter()
+        .chain(spend_cells(&s.spend))
+        .collect()
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -626,30 +625,17 @@ fn read_input(source: &Path) -> anyhow::Result<String> {
 
 fn topics(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
     let topics = ltm::topics(state)?;
-    if output.json {
-        return print_json(&topics);
-    }
-    if topics.is_empty() {
-        crate::diag::warn("no topic notes yet; add one with `session topic set SLUG FILE`");
-        return Ok(());
-    }
-    let rows: Vec<Vec<String>> = topics
-        .into_iter()
-        .map(|topic| {
-            vec![
-                topic.slug,
-                topic.title.unwrap_or_default(),
-                topic.tags.join(","),
-                topic.owner.unwrap_or_else(|| "-".to_owned()),
-                topic.updated.unwrap_or_default(),
-            ]
-        })
-        .collect();
-    print_text(&table(
-        style,
-        &["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"],
-        &rows,
-    ))
+    let empty = Some("no topic notes yet; add one with `session topic set SLUG FILE`");
+    let headers = ["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"];
+    print_listing(&topics, output, style, empty, &headers, |topic| {
+        vec![
+            topic.slug.clone(),
+            topic.title.clone().unwrap_or_default(),
+            topic.tags.join(","),
+            topic.owner.clone().unwrap_or_else(|| "-".to_owned()),
+            topic.updated.clone().unwrap_or_default(),
+        ]
+    })
 }
 
 fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
