@@ -54,14 +54,28 @@ pub fn ensure_parent(path: &Path) -> anyhow::Result<()> {
 
 /// Open for appending (and reading its end), creating it `0600`; refuses
 /// a symlink.
+///
+/// `O_CREAT` without `O_EXCL` cannot fail with "exists" on a local file
+/// system, but through FUSE (GlusterFS) a create that races another
+/// mount's create of the same name does: the file is there, so opening it
+/// again is the right answer, not an error for the broker.
 pub fn open_append(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
+    let open = || {
+        OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+    };
+    let mut tries = 1;
+    loop {
+        match open() {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 5 => tries += 1,
+            other => return other,
+        }
+    }
 }
 
 /// Why an open failed, in words: `O_NOFOLLOW` on a link reads "Too many
