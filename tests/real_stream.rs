@@ -3,10 +3,10 @@
 //! answer in chunks with delays between them.
 
 use std::io::{BufRead as _, BufReader, Read as _};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
-use crate::common::real_claude::{MockApi, real_claude};
+use crate::common::real_claude::MockApi;
 use crate::common::{
     TestEnv, event_deltas, event_kinds, live_processes_with, redelivered_while_streaming,
     stderr_of, stdout_of, stream_events,
@@ -21,20 +21,8 @@ fn long_text() -> String {
     text
 }
 
-/// `ask` run by the real claude against `mock`, for spawning.
-fn real_process(env: &TestEnv, mock: &MockApi) -> Command {
-    let mut cmd = env.process();
-    cmd.env("CLAUDE_BIN", real_claude())
-        .env("ANTHROPIC_BASE_URL", mock.base_url())
-        .env("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
-}
-
 fn spawn_ask(env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
-    real_process(env, mock)
+    env.real_process(mock)
         .args(["ask", "--stream", "--json"])
         .args(args)
         .spawn()

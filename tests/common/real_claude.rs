@@ -227,14 +227,33 @@ pub fn system_text(request: &Value) -> String {
     }
 }
 
+/// What points the built binary at the real claude and `mock`, with a
+/// dummy API key.
+fn real_claude_env(mock: &MockApi) -> [(&'static str, std::ffi::OsString); 3] {
+    [
+        ("CLAUDE_BIN", real_claude().into()),
+        ("ANTHROPIC_BASE_URL", mock.base_url().into()),
+        ("ANTHROPIC_API_KEY", "sk-ant-test-dummy".into()),
+    ]
+}
+
 impl TestEnv {
     /// The built binary with `--state-dir`, running the real claude
-    /// against `mock` with a dummy API key.
+    /// against `mock`.
     pub fn real(&self, mock: &MockApi) -> assert_cmd::Command {
         let mut cmd = self.cmd();
-        cmd.env("CLAUDE_BIN", real_claude())
-            .env("ANTHROPIC_BASE_URL", mock.base_url())
-            .env("ANTHROPIC_API_KEY", "sk-ant-test-dummy");
+        cmd.envs(real_claude_env(mock));
+        cmd
+    }
+
+    /// [`TestEnv::real`] as a process to spawn and watch: stdin empty,
+    /// stdout and stderr piped.
+    pub fn real_process(&self, mock: &MockApi) -> Command {
+        let mut cmd = self.process();
+        cmd.envs(real_claude_env(mock))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         cmd
     }
 }
