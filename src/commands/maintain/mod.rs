@@ -85,6 +85,25 @@ impl Llm<'_> {
             *self.cost.lock().expect("cost lock") += cost;
         }
     }
+
+    /// One summary (`what`: whose, of when), as `--dry-run` and the caps
+    /// allow: only named with --dry-run, left for the next run once a cap
+    /// is reached, else written by `write` and its cost counted.
+    fn summarise(
+        &self,
+        what: &str,
+        write: impl FnOnce(&Claude) -> anyhow::Result<Reply>,
+    ) -> anyhow::Result<Done> {
+        if self.args.dry_run {
+            return Ok(Done::Did(format!("would summarise {what}")));
+        }
+        let Some(claude) = self.next_summary_call()? else {
+            return Ok(Done::Left);
+        };
+        let reply = write(&claude)?;
+        self.paid(reply.cost_usd);
+        Ok(Done::Did(format!("summarised {what}")))
+    }
 }
 
 pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result<()> {
@@ -300,15 +319,9 @@ fn daily(
         if messages.is_empty() {
             return Ok(Done::Nothing(String::new()));
         }
-        if args.dry_run {
-            return Ok(Done::Did(format!("would summarise {what}")));
-        }
-        let Some(claude) = llm.next_summary_call()? else {
-            return Ok(Done::Left);
-        };
-        let reply: Reply = summaries::write_daily(state, user, *day, &messages, &claude, now)?;
-        llm.paid(reply.cost_usd);
-        Ok(Done::Did(format!("summarised {what}")))
+        llm.summarise(&what, |claude| {
+            summaries::write_daily(state, user, *day, &messages, claude, now)
+        })
     });
     report.tally(results);
     Ok(())
@@ -325,15 +338,9 @@ fn weekly(
         summaries::weekly_due(state, user, now, args.force)
     })?;
     let results = in_parallel(args.jobs, due, "weekly", |(user, week)| {
-        if args.dry_run {
-            return Ok(Done::Did(format!("would summarise {user} {week}")));
-        }
-        let Some(claude) = llm.next_summary_call()? else {
-            return Ok(Done::Left);
-        };
-        let reply = summaries::write_weekly(state, user, *week, &claude, now)?;
-        llm.paid(reply.cost_usd);
-        Ok(Done::Did(format!("summarised {user} {week}")))
+        llm.summarise(&format!("{user} {week}"), |claude| {
+            summaries::write_weekly(state, user, *week, claude, now)
+        })
     });
     report.tally(results);
     Ok(())
