@@ -1,6 +1,8 @@
 //! STM expiry: a user idle for `scheduler.stmExpireDays` has their log
 //! moved to the archive and their summary archived, then the STM folder
-//! removed. Profiles, summaries and archives stay.
+//! removed. Profiles, summaries and archives stay. The same retirement
+//! serves an admin's clear of a user's STM (`session clear`, and
+//! `/session clear` in chat).
 
 use chrono::{DateTime, Duration, Utc};
 

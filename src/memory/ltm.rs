@@ -1,5 +1,7 @@
 //! Long-term memory: user profiles (`ltm/users/<user>.md`), topic notes
-//! (`ltm/topics/<slug>.md`) and the tag index (`ltm/index.json`).
+//! (`ltm/topics/<slug>.md`) and the tag index (`ltm/index.json`): the
+//! facts compaction merges in, and what admins do by hand (validate, set
+//! and edit a profile; list, set and forget topics; rebuild the index).
 
 use chrono::{DateTime, Utc};
 

@@ -1,5 +1,6 @@
 //! Copies of everything of one user: a folder in the sessions layout, one
-//! JSON document, or a gzipped tar of the folder.
+//! JSON document, or a gzipped tar of the folder; and the in-chat export
+//! (`/session export`), a file the person is sent and prune later removes.
 
 use std::path::{Path, PathBuf};
 
