@@ -1,0 +1,95 @@
+//! `session topics`, `topic show|set`, `forget` and `reindex`: topic
+//! notes and the rebuilt index.
+
+use std::path::Path;
+
+use chrono::Utc;
+use serde::Serialize;
+
+use super::{NoteJson, NoteOf, print_listing, read_input, report_written};
+use crate::commands::style::{Style, printable};
+use crate::commands::{Output, print_json, print_text};
+use crate::error::usage;
+use crate::layout::TopicSlug;
+use crate::memory::{ltm, user_data};
+use crate::state::State;
+
+pub(super) fn topics(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
+    let topics = ltm::topics(state)?;
+    let empty = Some("no topic notes yet; add one with `session topic set SLUG FILE`");
+    let headers = ["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"];
+    print_listing(&topics, output, style, empty, &headers, |topic| {
+        vec![
+            topic.slug.clone(),
+            topic.title.clone().unwrap_or_default(),
+            topic.tags.join(","),
+            topic.owner.clone().unwrap_or_else(|| "-".to_owned()),
+            topic.updated.clone().unwrap_or_default(),
+        ]
+    })
+}
+
+pub(super) fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
+    let note = ltm::read_topic(state, slug)?
+        .ok_or_else(|| usage(format!("there is no topic note named {slug}")))?;
+    if output.json {
+        return print_json(&NoteJson {
+            of: NoteOf::Slug(slug.as_str()),
+            frontmatter: serde_json::to_value(&note.doc.front)?,
+            body: &note.doc.body,
+        });
+    }
+    print_text(&printable(&note.text))
+}
+
+pub(super) fn topic_set(
+    state: &State,
+    slug: &TopicSlug,
+    file: Option<&Path>,
+    tags: &[String],
+    output: Output,
+) -> anyhow::Result<()> {
+    let text = read_input(file.unwrap_or(Path::new("-")))?;
+    let path = ltm::set_topic(state, slug, &text, tags, Utc::now())?;
+    report_written(output, slug.as_str(), &path)
+}
+
+pub(super) fn forget(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
+    if !ltm::forget_topic(state, slug, None)? {
+        return Err(usage(format!("there is no topic note named {slug}")));
+    }
+    if output.json {
+        return print_json(&Forgotten {
+            forgotten: slug.as_str(),
+        });
+    }
+    print_text(&format!("forgot topic {slug}"))
+}
+
+/// `session forget --json`.
+#[derive(Serialize)]
+struct Forgotten<'a> {
+    forgotten: &'a str,
+}
+
+pub(super) fn reindex(state: &State, output: Output) -> anyhow::Result<()> {
+    let entries = ltm::reindex(state)?;
+    let memberships = user_data::rebuild_memberships(state)?;
+    if output.json {
+        return print_json(&Reindexed {
+            entries,
+            memberships,
+        });
+    }
+    print_text(&format!(
+        "rebuilt {} with {entries} entries; {memberships} group membership(s) recorded",
+        state.layout.index_file().display(),
+    ))
+}
+
+/// `session reindex --json`.
+#[derive(Serialize)]
+struct Reindexed {
+    entries: usize,
+    memberships: usize,
+}
