@@ -123,8 +123,11 @@ pub fn erased_since(state: &State, user: &UserId, since: DateTime<Utc>) -> anyho
     let Some(file) = open_read(&state.layout.user_ledger_file(user))? else {
         return Ok(false);
     };
-    let mut head = Vec::with_capacity(64);
-    file.take(128).read_to_end(&mut head)?;
+    // Aligned reads: on a shared file system the file is open `O_DIRECT`.
+    let mut head = Vec::with_capacity(128);
+    crate::store::shared::AlignedReader::new(&file)
+        .take(128)
+        .read_to_end(&mut head)?;
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     Ok(serde_json::from_slice::<Value>(first)
         .ok()

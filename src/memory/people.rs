@@ -229,10 +229,12 @@ fn reply_spend(state: &State, owner: &Owner, now: DateTime<Utc>) -> anyhow::Resu
         let Some(file) = crate::store::fs::open_read(&path)? else {
             continue;
         };
+        // Aligned reads: on a shared file system the file is open `O_DIRECT`.
+        let aligned = crate::store::shared::AlignedReader::new(&file);
         let reader: Box<dyn std::io::Read> = if gzip {
-            Box::new(MembersReader::new(file))
+            Box::new(MembersReader::new(aligned))
         } else {
-            Box::new(file)
+            Box::new(aligned)
         };
         let mut reader = std::io::BufReader::new(reader);
         let mut line = Vec::new();
