@@ -41,22 +41,23 @@ impl Exit {
         self as i32
     }
 
+    /// Every exit code, in order.
+    pub const ALL: [Exit; 10] = [
+        Self::Success,
+        Self::Usage,
+        Self::State,
+        Self::LockTimeout,
+        Self::ClaudeNotFound,
+        Self::ClaudeFailed,
+        Self::OverBudget,
+        Self::UnknownUser,
+        Self::ClaudeUnavailable,
+        Self::ClaudeTimeout,
+    ];
+
     /// The variant of an exit code (as recorded by another process).
     pub fn from_code(code: i32) -> Option<Self> {
-        [
-            Self::Success,
-            Self::Usage,
-            Self::State,
-            Self::LockTimeout,
-            Self::ClaudeNotFound,
-            Self::ClaudeFailed,
-            Self::OverBudget,
-            Self::UnknownUser,
-            Self::ClaudeUnavailable,
-            Self::ClaudeTimeout,
-        ]
-        .into_iter()
-        .find(|exit| exit.code() == code)
+        Self::ALL.into_iter().find(|exit| exit.code() == code)
     }
 }
 
@@ -149,8 +150,7 @@ mod tests {
     /// waiting redeliveries keeps its code: 75 stays "retry later").
     #[test]
     fn every_exit_round_trips_through_its_code() {
-        // A new variant fails to compile here: add it below and to
-        // `from_code`.
+        // A new variant fails to compile here: add it to `Exit::ALL`.
         let listed = |exit: Exit| match exit {
             Exit::Success
             | Exit::Usage
@@ -163,18 +163,7 @@ mod tests {
             | Exit::ClaudeUnavailable
             | Exit::ClaudeTimeout => exit,
         };
-        for exit in [
-            Exit::Success,
-            Exit::Usage,
-            Exit::State,
-            Exit::LockTimeout,
-            Exit::ClaudeNotFound,
-            Exit::ClaudeFailed,
-            Exit::OverBudget,
-            Exit::UnknownUser,
-            Exit::ClaudeUnavailable,
-            Exit::ClaudeTimeout,
-        ] {
+        for exit in Exit::ALL {
             assert_eq!(Exit::from_code(listed(exit).code()), Some(exit));
         }
     }

@@ -13,64 +13,16 @@
 //! exit code, stdout and stderr, at the caller's line.
 
 use std::ffi::OsStr;
-use std::fmt;
 use std::process::Output;
 
 use serde_json::Value;
 
 use super::{TestEnv, fake_claude};
 
-/// The documented exit codes (`src/error.rs`, the README, the man page),
-/// written out again here so that a renumbering in the code fails the
-/// tests instead of moving them along with it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    /// 0: done.
-    Success = 0,
-    /// 2: bad arguments or invalid input.
-    Usage = 2,
-    /// 3: the state dir could not be read or written.
-    State = 3,
-    /// 4: another process held a lock past the deadline.
-    LockTimeout = 4,
-    /// 5: the `claude` program was not found.
-    ClaudeNotFound = 5,
-    /// 6: `claude` ran and failed for a reason a retry will not fix.
-    ClaudeFailed = 6,
-    /// 7: a spending budget is used up.
-    OverBudget = 7,
-    /// 9: a read or admin command named a user with nothing stored.
-    UnknownUser = 9,
-    /// 75: `claude` is unavailable for now (`EX_TEMPFAIL`).
-    ClaudeUnavailable = 75,
-    /// 124: `claude` did not answer in time.
-    ClaudeTimeout = 124,
-}
-
-impl Exit {
-    pub const ALL: [Exit; 10] = [
-        Exit::Success,
-        Exit::Usage,
-        Exit::State,
-        Exit::LockTimeout,
-        Exit::ClaudeNotFound,
-        Exit::ClaudeFailed,
-        Exit::OverBudget,
-        Exit::UnknownUser,
-        Exit::ClaudeUnavailable,
-        Exit::ClaudeTimeout,
-    ];
-
-    pub fn code(self) -> i32 {
-        self as i32
-    }
-}
-
-impl fmt::Display for Exit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({self:?})", self.code())
-    }
-}
+/// The tool's exit codes; their documented numbers are pinned by
+/// [`the_exit_codes_are_the_ones_the_tool_documents`], so a renumbering
+/// fails the tests instead of moving them along with it.
+pub use claude_session::error::Exit;
 
 /// A command about to run: the built binary in the sealed environment of
 /// [`TestEnv::cmd`], its arguments, environment and stdin.
@@ -185,7 +137,7 @@ impl Done {
     fn checked(output: Output, shown: String, exit: Exit) -> Self {
         let done = Done { output, shown };
         if done.output.status.code() != Some(exit.code()) {
-            done.fail(&format!("expected exit {exit}"));
+            done.fail(&format!("expected exit {} ({exit:?})", exit.code()));
         }
         done
     }
@@ -282,12 +234,21 @@ impl Done {
 
 #[test]
 fn the_exit_codes_are_the_ones_the_tool_documents() {
-    for exit in Exit::ALL {
-        let tool = claude_session::error::Exit::from_code(exit.code());
-        assert_eq!(
-            tool.map(|t| format!("{t:?}")),
-            Some(format!("{exit:?}")),
-            "exit {exit}"
-        );
+    // The README's and the man page's table, written out again.
+    let documented = [
+        (Exit::Success, 0),
+        (Exit::Usage, 2),
+        (Exit::State, 3),
+        (Exit::LockTimeout, 4),
+        (Exit::ClaudeNotFound, 5),
+        (Exit::ClaudeFailed, 6),
+        (Exit::OverBudget, 7),
+        (Exit::UnknownUser, 9),
+        (Exit::ClaudeUnavailable, 75),
+        (Exit::ClaudeTimeout, 124),
+    ];
+    assert_eq!(documented.map(|(exit, _)| exit), Exit::ALL);
+    for (exit, code) in documented {
+        assert_eq!(exit.code(), code, "{exit:?}");
     }
 }
