@@ -69,8 +69,11 @@ fn emit(line: &str) {
 }
 
 /// `line` on a line of its own: the progress line erased before it and
-/// drawn again after it.
+/// drawn again after it. A diagnostic may quote what a chat user sent or
+/// a model answered (an id, a path, claude's output), so its control
+/// characters are shown as escapes, never sent to the terminal.
 fn write_around(out: &mut impl std::io::Write, progress: &str, line: &str) {
+    let line = crate::terminal::printable(line);
     if progress.is_empty() {
         let _ = writeln!(out, "{line}");
     } else {

@@ -31,3 +31,4 @@ pub mod state;
 pub mod state_dir;
 pub mod store;
 pub mod supervise;
+pub mod terminal;

@@ -56,15 +56,20 @@ fn exit_with_usage_error(mut err: clap::Error) -> ! {
 /// The error on stderr: its message and root cause; with `-v`, every link
 /// of the chain.
 fn report(err: &anyhow::Error) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = write!(stderr, "claude-session: error: {err}");
+    let mut message = format!("claude-session: error: {err}");
     let root = err.root_cause().to_string();
     if diag::verbosity() >= 1 {
         for cause in err.chain().skip(1) {
-            let _ = write!(stderr, "\n  caused by: {cause}");
+            message.push_str(&format!("\n  caused by: {cause}"));
         }
     } else if err.chain().count() > 1 && root != err.to_string() {
-        let _ = write!(stderr, ": {root}");
+        message.push_str(&format!(": {root}"));
     }
-    let _ = writeln!(stderr);
+    // Errors quote ids, paths and claude's output: no control character
+    // reaches the operator's terminal.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        claude_session::terminal::printable(&message)
+    );
 }

@@ -3,6 +3,8 @@
 
 use std::io::IsTerminal as _;
 
+pub use crate::terminal::{escape_for_terminal, printable};
+
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
     color: bool,
@@ -52,14 +54,6 @@ impl Style {
     }
 }
 
-/// Stored text as one line for a terminal (a search hit): [`printable`],
-/// with line breaks and tabs escaped too (`\n`, `\t`), so a hit cannot
-/// spill into the next row. A backslash stays as it is: this is for
-/// reading, not for parsing back (`--json` is for that).
-pub fn escape_for_terminal(text: &str) -> String {
-    escape(text, true).into_owned()
-}
-
 /// The columns a text takes on a terminal: two for a CJK character or an
 /// emoji, none for a combining mark.
 pub fn display_width(text: &str) -> usize {
@@ -77,8 +71,14 @@ pub fn pad(text: &str, width: usize) -> String {
 /// Columns padded to their widest cell, by display width; the header in
 /// bold.
 pub fn table(style: Style, headers: &[&str], rows: &[Vec<String>]) -> String {
+    // Cells hold stored names (ids, folder names, topic titles): one line
+    // each, no control character.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| escape_for_terminal(cell)).collect())
+        .collect();
     let mut widths: Vec<usize> = headers.iter().map(|h| display_width(h)).collect();
-    for row in rows {
+    for row in &rows {
         for (i, cell) in row.iter().enumerate() {
             widths[i] = widths[i].max(display_width(cell));
         }
@@ -101,7 +101,7 @@ pub fn table(style: Style, headers: &[&str], rows: &[Vec<String>]) -> String {
             .to_owned()
     };
     let mut out = vec![style.bold(&line(headers.iter().map(|h| h.to_string()).collect()))];
-    out.extend(rows.iter().map(|row| line(row.clone())));
+    out.extend(rows.into_iter().map(line));
     out.join("\n")
 }
 
@@ -165,72 +165,6 @@ mod tests {
             text.lines().nth(1),
             Some("toeic  多益考試準備  U1"),
             "{text}"
-        );
-    }
-
-    #[test]
-    fn control_characters_become_visible() {
-        assert_eq!(
-            escape_for_terminal("a\x1b[31mb\tc\u{9b}d\u{202e}e\u{7f}é\nf"),
-            "a\\u{1b}[31mb\\tc\\u{9b}d\\u{202e}e\\u{7f}é\\nf"
-        );
-    }
-}
-
-/// Stored text made safe to print on a terminal: controls that move the
-/// cursor, clear the screen or reorder what is shown (C0 but newline and
-/// tab, DEL, C1, ESC, the bidi overrides and isolates, the Unicode line
-/// and paragraph separators) are written as escapes (`\r`, `\u{1b}`), so a
-/// stored `\r` cannot forge a row and `ESC [2J` cannot clear the screen.
-/// `--json` output keeps the exact text.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    escape(text, false)
-}
-
-/// The one escaping of stored text for terminals; `one_line` escapes line
-/// breaks and tabs too.
-fn escape(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
-    let is_hazard = |c: char| {
-        (c.is_control() && (one_line || (c != '\n' && c != '\t')))
-            || matches!(
-                c,
-                '\u{200e}'
-                    | '\u{200f}'
-                    | '\u{061c}'
-                    | '\u{202a}'..='\u{202e}'
-                    | '\u{2066}'..='\u{2069}'
-                    | '\u{2028}'
-                    | '\u{2029}'
-            )
-    };
-    if !text.chars().any(is_hazard) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '\r' => out.push_str("\\r"),
-            '\n' if one_line => out.push_str("\\n"),
-            '\t' if one_line => out.push_str("\\t"),
-            c if is_hazard(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-#[cfg(test)]
-mod printable_tests {
-    use super::printable;
-
-    #[test]
-    fn controls_are_escaped_and_plain_text_is_untouched() {
-        assert_eq!(printable("plain\ttext\nnext"), "plain\ttext\nnext");
-        assert_eq!(printable("a\rb"), "a\\rb");
-        assert_eq!(printable("\u{1b}[2J"), "\\u{1b}[2J");
-        assert_eq!(
-            printable("\u{9b}x\u{202e}y\u{7f}"),
-            "\\u{9b}x\\u{202e}y\\u{7f}"
         );
     }
 }

@@ -67,3 +67,36 @@ fn show_profile_topic_and_search_escape_control_characters_and_json_keeps_them()
     assert!(text.contains("wipe"), "{text}");
     assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
 }
+
+#[test]
+fn errors_on_stderr_show_control_characters_as_escapes() {
+    let env = TestEnv::new();
+    // A path a broker passes on from a chat message, holding ESC [2J.
+    let err = env
+        .ask([
+            "--user",
+            "U1",
+            "--attach",
+            "/nonexistent/\u{1b}[2Jx.png",
+            "--",
+            "hi",
+        ])
+        .fails(Exit::Usage)
+        .stderr();
+    assert!(!err.contains('\u{1b}'), "a raw ESC reached stderr: {err:?}");
+    assert!(err.contains("\\u{1b}[2Jx.png"), "{err}");
+}
+
+#[test]
+fn table_cells_show_control_characters_as_escapes() {
+    let env = TestEnv::new();
+    set_topic(
+        &env,
+        "tea",
+        "---\ntitle: Tea\u{1b}[2JNotes\u{7}\nowner: U1\n---\n\nOolong.\n",
+        None,
+    );
+    let out = env.run(["session", "topics"]).succeeds().stdout();
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("Tea\\u{1b}[2JNotes\\u{7}"), "{out}");
+}

@@ -58,7 +58,10 @@ fn describe_spend(spend: &Spend) -> String {
 fn key_values(style: Style, rows: &[Vec<String>]) -> String {
     let width = rows.iter().map(|r| display_width(&r[0])).max().unwrap_or(0);
     rows.iter()
-        .map(|r| format!("{}  {}", style.bold(&pad(&r[0], width)), r[1]))
+        .map(|r| {
+            let value = crate::terminal::escape_for_terminal(&r[1]);
+            format!("{}  {value}", style.bold(&pad(&r[0], width)))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
