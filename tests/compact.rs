@@ -951,7 +951,7 @@ fn background_compaction_follows_the_reply(config: &str) {
     // Every fake call sleeps 1 s: right after ask returns, the background
     // compaction is still inside its own call.
     let json = ask_u1(&env)
-        .args(["--", "hello"])
+        .args(["--claude-arg", "--foo=bar", "--", "hello"])
         .env("FAKE_CLAUDE_SLEEP", "1")
         .succeeds()
         .json();
@@ -972,6 +972,13 @@ fn background_compaction_follows_the_reply(config: &str) {
         env.claude_calls()
     );
     assert_eq!(env.claude_calls(), 2);
+    // The compaction is called as the reply was: --claude-arg goes along,
+    // whether it runs inline or in the background.
+    assert!(
+        env.claude_call(2).argv.ends_with(&["--foo=bar".to_owned()]),
+        "{:?}",
+        env.claude_call(2).argv
+    );
     assert!(summary_path(&env, "U1").exists());
     assert_eq!(env.archived_lines("U1").len(), 41);
     // Let the detached process finish before the folder goes away.

@@ -452,12 +452,11 @@ fn spawn_background_compaction(
         .arg(&claude.program)
         .arg("--timeout")
         .arg(claude.timeout.as_secs().to_string());
-    // compact's own default is compacting.model: pass --model only when
-    // it was overridden.
-    if let Some(model) = &claude.model
-        && state.config.compacting.model.as_ref() != Some(model)
-    {
-        command.arg("--model").arg(model);
+    // The model is compact's own default (compacting.model), as the
+    // compactor's; the --claude-arg values go along, as inline
+    // compaction uses them too.
+    for arg in &claude.extra_args {
+        command.arg(format!("--claude-arg={arg}"));
     }
     command
         .stdin(std::process::Stdio::null())
