@@ -243,20 +243,20 @@ pub fn compact_user(
 /// broken hand edit) is warned about, not a failure.
 fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: DateTime<Utc>) {
     let result = (|| -> anyhow::Result<()> {
-        let doc = {
-            let _lock = state.lock_user(person)?;
-            // A person erased while this compaction ran has no profile, no
-            // STM and no group record left: do not bring them back.
-            let layout = &state.layout;
-            if !layout.profile_file(person).exists()
-                && !layout.stm_dir(person).exists()
-                && !layout.memberships_dir(person).exists()
-            {
-                return Ok(());
-            }
-            ltm::merge_facts_locked(state, person, facts, now)?
-        };
-        if let Some(doc) = doc {
+        let _lock = state.lock_user(person)?;
+        // A person erased while this compaction ran has no profile, no
+        // STM and no group record left: do not bring them back.
+        let layout = &state.layout;
+        if !layout.profile_file(person).exists()
+            && !layout.stm_dir(person).exists()
+            && !layout.memberships_dir(person).exists()
+        {
+            return Ok(());
+        }
+        // The index entry is written under the person's lock too (user lock,
+        // then index lock, as erase takes them): two compactions merging
+        // into one person cannot leave the older profile's tags indexed.
+        if let Some(doc) = ltm::merge_facts_locked(state, person, facts, now)? {
             let entry = IndexEntry::for_user(person, &doc);
             ltm::update_index(state, &entry.path.clone(), Some(entry))?;
         }
