@@ -340,6 +340,34 @@ fn a_401_is_a_permanent_failure() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
 
+/// How the real client words and retries each API status decides the
+/// exit code (`claude::reply` reads its error text): a rate limit and a
+/// server error are "retry later" (75) after `ask.maxRetries` retries
+/// (default 2); a bad request is permanent (6), not retried.
+#[test]
+fn a_429_and_a_500_are_transient_after_the_retries_and_a_400_is_permanent() {
+    for (status, error, exit, requests) in [
+        (429, "rate_limit_error: slow down", 75, 3),
+        (500, "Internal server error", 75, 3),
+        (400, "messages: bad request", 6, 1),
+    ] {
+        let broker = Broker::new();
+        broker
+            .mock
+            .set_default(json!({"status": status, "error": error, "retry_after": 0}));
+        let out = broker.ask("alice", &[], "hello?").output().unwrap();
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(exit), "{status}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{status}: {stderr}");
+        assert_eq!(
+            broker.mock.messages_requests().len(),
+            requests,
+            "{status}: requests made"
+        );
+        assert!(out.stdout.is_empty(), "{status}");
+    }
+}
+
 #[test]
 fn the_oauth_token_alone_authenticates() {
     let env = TestEnv::new();
