@@ -329,10 +329,11 @@ fn claude_error_envelope_is_exit_6_and_keeps_the_user_line() {
     let env = TestEnv::new();
     env.ask(["--user", "U1", "--", "hi"])
         .env("FAKE_CLAUDE_IS_ERROR", "1")
-        .env("FAKE_CLAUDE_REPLY", "rate limited")
+        // A permanent error (rate limits are transient: tests/real_claude.rs).
+        .env("FAKE_CLAUDE_REPLY", "model not found")
         .fails(Exit::ClaudeFailed)
         .stdout_is("")
-        .stderr_has("rate limited");
+        .stderr_has("model not found");
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.roles("U1"), ["user"]);
 }
