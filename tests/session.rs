@@ -178,11 +178,7 @@ fn ledger_lines(env: &TestEnv, user: &str) -> Vec<String> {
 
 /// `ask` with the fake claude; require success; return the reply.
 fn chat(env: &TestEnv, user: &str, text: &str) -> String {
-    let out = env
-        .run(["ask", "--user", user, "--claude-bin"])
-        .arg(fake_claude())
-        .args(["--", text])
-        .succeeds();
+    let out = env.ask(["--user", user, "--", text]).succeeds();
     assert_eq!(env.claude_calls(), 0, "`{text}` called claude");
     let reply = out.stdout().trim_end().to_owned();
     assert!(

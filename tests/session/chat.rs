@@ -45,8 +45,7 @@ fn in_chat_status_is_answered_from_stdin_too_and_memory_is_an_alias() {
     assert!(status.contains('3'), "3 messages: {status}");
     // The text on stdin, as brokers send it, is a command too.
     let out = env
-        .run(["ask", "--user", "U1", "--claude-bin"])
-        .arg(fake_claude())
+        .ask(["--user", "U1"])
         .stdin("/session status\n")
         .succeeds();
     assert_eq!(out.stdout().trim_end(), status);

@@ -134,9 +134,7 @@ fn two_users_with_everything(env: &TestEnv) {
                 format!("---\nuser_id: {user}\n---\n\nSummary.\n").as_bytes(),
             );
         }
-        env.run(["ask", "--user", user, "--claude-bin"])
-            .arg(fake_claude())
-            .args(["--", "/session export"])
+        env.ask(["--user", user, "--", "/session export"])
             .succeeds();
     }
     // A journal a killed compaction would leave.
@@ -382,14 +380,7 @@ fn an_erase_in_chat_does_not_reset_the_budget_and_keeps_only_amounts_and_times()
     let env = TestEnv::new();
     // The fake charges $0.0123 per ask: two fit under $0.02, a third does not.
     env.write_config(r#"{"budget":{"dailyUsd":0.02}}"#);
-    let ask_once = |text: &str| {
-        env.cmd()
-            .args(["ask", "--user", "U1", "--claude-bin"])
-            .arg(fake_claude())
-            .args(["--", text])
-            .output()
-            .unwrap()
-    };
+    let ask_once = |text: &str| env.ask(["--user", "U1", "--", text]).output();
     assert!(ask_once("first secret question").status.success());
     let reply = ask_once("/session clear all");
     assert!(

@@ -71,8 +71,7 @@ fn status_channel_wide_counts_users_messages_ltm_and_storage_per_area() {
 
 /// `ask` with the fake claude replying at the given cost; require success.
 fn ask_costing(env: &TestEnv, user: &str, text: &str, cost: &str) {
-    env.run(["ask", "--user", user, "--claude-bin"])
-        .arg(fake_claude())
+    env.ask(["--user", user])
         .env("FAKE_CLAUDE_COST", cost)
         .args(["--", text])
         .succeeds();
