@@ -221,7 +221,11 @@ fn reply_spend(state: &State, owner: &Owner, now: DateTime<Utc>) -> anyhow::Resu
     let mut files: Vec<(std::path::PathBuf, bool)> = vec![(owner.messages_file(state), false)];
     for entry in read_dir_optional(&owner.archive_dir(state))? {
         let name = entry.file_name();
-        if name.to_str().is_some_and(|n| n.ends_with(".jsonl.gz")) {
+        // Dated archives only, as search and summaries read them.
+        if name
+            .to_str()
+            .is_some_and(|n| Layout::archive_day(n).is_some())
+        {
             files.push((entry.path(), true));
         }
     }

@@ -31,7 +31,6 @@ use crate::memory::{ltm, summaries};
 use crate::state::State;
 use crate::store::archive::MembersReader;
 use crate::store::frontmatter::Document;
-use crate::store::fs::read_dir_optional;
 
 /// What `--kind` selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -293,7 +292,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
                 Some(owner),
                 about,
             );
-            for day in archive_days(&owner.archive_dir(state))? {
+            for day in summaries::archive_days_in(&owner.archive_dir(state))? {
                 if day_in_range(day, day, query) {
                     let path = state.layout.archive_file(&owner.key, day);
                     push(path, Kind::Message, "archive", Some(owner), about);
@@ -348,15 +347,6 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
         }
     }
     Ok(out)
-}
-
-fn archive_days(dir: &Path) -> anyhow::Result<Vec<NaiveDate>> {
-    let mut days: Vec<NaiveDate> = read_dir_optional(dir)?
-        .iter()
-        .filter_map(|entry| Layout::archive_day(entry.file_name().to_str()?))
-        .collect();
-    days.sort();
-    Ok(days)
 }
 
 /// The days a summary file covers: `YYYY-MM-DD` or `YYYY-Www`.

@@ -65,12 +65,16 @@ pub fn days_with_messages(state: &State, user: &UserId) -> anyhow::Result<BTreeS
 
 /// Days that have an archive file (`messages-YYYY-MM-DD.jsonl.gz`).
 pub fn archive_days(state: &State, user: &UserId) -> anyhow::Result<Vec<NaiveDate>> {
-    Ok(
-        crate::store::fs::file_names(&state.layout.archive_dir(user))?
-            .iter()
-            .filter_map(|name| Layout::archive_day(name))
-            .collect(),
-    )
+    archive_days_in(&state.layout.archive_dir(user))
+}
+
+/// The days of the archives in an archive folder, oldest first; other
+/// files there are not archives.
+pub fn archive_days_in(dir: &std::path::Path) -> anyhow::Result<Vec<NaiveDate>> {
+    Ok(crate::store::fs::file_names(dir)?
+        .iter()
+        .filter_map(|name| Layout::archive_day(name))
+        .collect())
 }
 
 /// Every message of one UTC day, from the archive then STM, in time order.
