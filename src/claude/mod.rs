@@ -25,9 +25,15 @@ pub mod stream;
 use reply::parse_output;
 pub use sandbox::Sandbox;
 
-/// The Claude Code release this tool is tested against (the npm package
-/// `@anthropic-ai/claude-code` the test suite installs; `doctor` compares).
+/// The oldest Claude Code release supported: the test suite runs it (the
+/// npm package `@anthropic-ai/claude-code`, on the machine's node 20) and
+/// the benchmarks use it; `doctor` compares.
 pub const KNOWN_GOOD_VERSION: &str = "2.1.197";
+/// The newest release tested (it needs node 22 or newer; the test support
+/// installs the npm package `node` beside it).
+pub const NEWEST_TESTED_VERSION: &str = "2.1.332";
+/// Every release the real-CLI tests run on, oldest first.
+pub const TESTED_VERSIONS: &[&str] = &[KNOWN_GOOD_VERSION, NEWEST_TESTED_VERSION];
 
 /// How the memory context reaches claude.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
