@@ -159,6 +159,15 @@ pub struct AskConfig {
     /// Give claude the read-only memory tools of `claude-session mcp`
     /// (search_memory, read_day, profile) for this person or conversation.
     pub recall: bool,
+    /// Landlock around claude's process tree: `required`, `best-effort`
+    /// (where the kernel has it) or `off`.
+    pub confinement: crate::claude::confine::Mode,
+    /// Absolute paths a confined claude may also read (a knowledge base
+    /// for its Read tool); it always may read its install and the system's.
+    pub readable_paths: Vec<std::path::PathBuf>,
+    /// Absolute paths a confined claude may also write; it always may
+    /// write its own private folder.
+    pub writable_paths: Vec<std::path::PathBuf>,
 }
 
 impl Default for AskConfig {
@@ -172,6 +181,9 @@ impl Default for AskConfig {
             max_retries: 2,
             env: Vec::new(),
             recall: false,
+            confinement: crate::claude::confine::Mode::BestEffort,
+            readable_paths: Vec::new(),
+            writable_paths: Vec::new(),
         }
     }
 }
@@ -443,6 +455,16 @@ impl Config {
                     "ask.env has {name:?}; give variable names (letters, digits, _) or a \
                      prefix ending in * (`AWS_*`); a bare * would hand claude every secret \
                      of the broker"
+                ));
+            }
+        }
+        for (key, list) in [
+            ("ask.readablePaths", &self.ask.readable_paths),
+            ("ask.writablePaths", &self.ask.writable_paths),
+        ] {
+            if let Some(path) = list.iter().find(|p| !p.is_absolute()) {
+                return bad(format!(
+                    "{key} has {path:?}; give absolute paths (claude runs in a folder of its own)"
                 ));
             }
         }

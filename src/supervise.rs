@@ -6,10 +6,12 @@
 //!
 //! OS calls go through `rustix`; `unsafe` is left only where no safe
 //! wrapper exists: installing the signal handler, the handler's own
-//! `signal` and `raise`, and the `pre_exec` hook.
+//! `signal` and `raise`, and the `pre_exec` hook (which also applies a
+//! Landlock ruleset the caller built, knowing nothing of what it allows).
 
 use std::ffi::OsString;
 use std::io::Write as _;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
@@ -49,39 +51,112 @@ pub enum RunError {
     Wait(std::io::Error),
 }
 
+/// What to start: the program, its whole argv and environment, its
+/// working folder, and the Landlock ruleset it runs under, if any.
+pub struct Program<'a> {
+    pub path: &'a Path,
+    pub args: &'a [OsString],
+    pub env: &'a [(OsString, OsString)],
+    pub cwd: &'a Path,
+    /// Applied in the child before `exec`, so the program and all it
+    /// starts are confined from their first instruction.
+    pub landlock: Option<Landlock<'a>>,
+}
+
+/// A Landlock ruleset the caller built, and the rights the child keeps on
+/// its own `/proc/<pid>` entry (node reads its `maps` and `cgroup`): that
+/// entry has no name before the child exists, so the rule is added in the
+/// child, where `/proc/self` is it.
+#[derive(Clone, Copy)]
+pub struct Landlock<'a> {
+    pub ruleset: &'a OwnedFd,
+    /// `LANDLOCK_ACCESS_FS_*` bits; 0 for none.
+    pub own_proc_access: u64,
+}
+
+/// `struct landlock_path_beneath_attr` of `<linux/landlock.h>` (packed).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// In the child, between fork and exec: only system calls, no allocation.
+fn apply_landlock(ruleset: i32, own_proc_access: u64) -> std::io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    if own_proc_access != 0 {
+        let own = rustix::fs::open(
+            c"/proc/self",
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        let attr = PathBeneathAttr {
+            allowed_access: own_proc_access,
+            parent_fd: own.as_raw_fd(),
+        };
+        // SAFETY: `attr` is the kernel's packed struct, alive for the call.
+        let added = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                ruleset,
+                LANDLOCK_RULE_PATH_BENEATH,
+                &raw const attr,
+                0u32,
+            )
+        };
+        if added != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    // The kernel applies a ruleset only to a process that can gain no
+    // privileges (no set-uid program undoes it).
+    rustix::thread::set_no_new_privs(true)?;
+    // SAFETY: two integers; the kernel reads no memory of ours.
+    if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Run a program to its end or the timeout. With `on_line`, stdout is
 /// handed over line by line as it arrives (and not kept); the timeout
 /// covers the whole run either way.
 pub fn run_with_timeout(
-    program: &Path,
-    args: &[OsString],
-    env: &[(OsString, OsString)],
-    cwd: &Path,
+    program: &Program<'_>,
     stdin: &[u8],
     timeout: Duration,
     on_line: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Output, RunError> {
     let started = Instant::now();
     let deadline = started + timeout;
-    let mut command = Command::new(program);
+    let mut command = Command::new(program.path);
     command
-        .args(args)
+        .args(program.args)
         .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .current_dir(cwd)
+        .envs(program.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(program.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
     // Even a SIGKILL of this process must not leave the child running: the
     // kernel sends it SIGTERM when its parent dies.
+    let landlock = program
+        .landlock
+        .map(|l| (l.ruleset.as_raw_fd(), l.own_proc_access));
     #[cfg(target_os = "linux")]
-    // SAFETY: the hook makes one prctl(2) system call (rustix calls the
-    // kernel directly), which is async-signal-safe, as pre_exec requires.
+    // SAFETY: the hook only makes system calls (prctl(2) through rustix,
+    // which calls the kernel directly, and landlock_restrict_self(2)),
+    // which are async-signal-safe, as pre_exec requires; it allocates
+    // nothing. The ruleset's descriptor was made before the fork and is
+    // close-on-exec.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let _ = rustix::process::set_parent_process_death_signal(Some(Signal::TERM));
-            Ok(())
+            match landlock {
+                Some((ruleset, own_proc_access)) => apply_landlock(ruleset, own_proc_access),
+                None => Ok(()),
+            }
         });
     }
     let mut child = command.spawn().map_err(RunError::Spawn)?;

@@ -5,7 +5,8 @@
 //! the child (timeout, process group, signals) is [`crate::supervise`].
 //!
 //! The system prompt goes in a private temporary file and the prompt on
-//! stdin, so no command-line size limit applies.
+//! stdin, so no command-line size limit applies; both pass [`neutralise`]
+//! on the way, and claude's process tree is confined ([`confine`]).
 
 use std::ffi::OsString;
 use std::io::Write as _;
@@ -16,12 +17,15 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::error::{Exit, failure};
-use crate::supervise::{RunError, run_with_timeout};
+use crate::supervise::{Landlock, Program, RunError, run_with_timeout};
 
+pub mod confine;
+mod neutralise;
 mod reply;
 mod sandbox;
 pub mod stream;
 
+pub use neutralise::neutralise;
 use reply::parse_output;
 pub use sandbox::Sandbox;
 
@@ -52,7 +56,8 @@ pub struct Claude {
     /// Passed through after ours, in order (`--claude-arg`).
     pub extra_args: Vec<String>,
     pub timeout: Duration,
-    /// Where the system prompt file goes (`sessions/.tmp/`).
+    /// The state dir's temporary folder (`sessions/.tmp/`): claude's
+    /// private folder is never made inside it.
     pub temp_dir: PathBuf,
     /// Built-in tools offered to the model (`--tools`); empty: none.
     pub tools: Vec<String>,
@@ -66,6 +71,13 @@ pub struct Claude {
     /// `--mcp-config` (JSON): the only MCP servers claude may start, given
     /// `--strict-mcp-config`; `None`: none at all.
     pub mcp_config: Option<String>,
+    /// Landlock around claude's process tree (`ask.confinement`).
+    pub confinement: confine::Mode,
+    /// What a confined claude may read besides the system's files and its
+    /// own install (`ask.readablePaths`, recall's memory).
+    pub readable: Vec<PathBuf>,
+    /// What it may write besides its private folder (`ask.writablePaths`).
+    pub writable: Vec<PathBuf>,
 }
 
 /// What claude answered.
@@ -308,27 +320,38 @@ impl Claude {
         request: Request,
         on_text: Option<&mut dyn FnMut(&str)>,
     ) -> anyhow::Result<Reply> {
+        // The one boundary: everything claude is given, ours and the chat's,
+        // is neutralised here, so no caller can forget it.
         let (mode, prompt_file) = match &request.system_prompt {
-            Some((mode, text)) => (*mode, Some(write_prompt_file(&self.temp_dir, text)?)),
+            Some((mode, text)) => (
+                *mode,
+                Some(write_prompt_file(&sandbox.root(), &neutralise(text))?),
+            ),
             None => (SystemPromptMode::Append, None),
         };
+        let prompt = neutralise(request.prompt);
         let args = self.args(
             mode,
             prompt_file.as_ref().map(|f| f.path()),
             request.json_schema,
         );
         let mut env = self.environment(sandbox);
+        let ruleset = confine::ruleset(self.confinement, &self.policy(sandbox, &env))?;
+        let landlock = ruleset.as_ref().map(|ruleset| Landlock {
+            ruleset,
+            own_proc_access: confine::own_proc_access(),
+        });
+        let work = sandbox.work();
         let Some(on_text) = on_text else {
-            let output = run_with_timeout(
-                &self.program,
-                &args,
-                &env,
-                &sandbox.work(),
-                request.prompt.as_bytes(),
-                self.timeout,
-                None,
-            )
-            .map_err(|e| self.run_error(e))?;
+            let program = Program {
+                path: &self.program,
+                args: &args,
+                env: &env,
+                cwd: &work,
+                landlock,
+            };
+            let output = run_with_timeout(&program, prompt.as_bytes(), self.timeout, None)
+                .map_err(|e| self.run_error(e))?;
             // The temp file goes now, whatever happened; drop removes it.
             drop(prompt_file);
             return parse_output(&self.program, output);
@@ -347,12 +370,17 @@ impl Claude {
                 on_text(&piece);
             }
         };
+        let args = streaming_args(args);
+        let program = Program {
+            path: &self.program,
+            args: &args,
+            env: &env,
+            cwd: &work,
+            landlock,
+        };
         let output = run_with_timeout(
-            &self.program,
-            &streaming_args(args),
-            &env,
-            &sandbox.work(),
-            request.prompt.as_bytes(),
+            &program,
+            prompt.as_bytes(),
             self.timeout,
             Some(&mut on_line),
         );
@@ -373,6 +401,27 @@ impl Claude {
             }
         }
         Ok(reply)
+    }
+
+    /// What a confined call may reach: claude's install and the node that
+    /// runs it (found on the `PATH` claude gets), what the operator named,
+    /// and the call's private folder.
+    fn policy(&self, sandbox: &Sandbox, env: &[(OsString, OsString)]) -> confine::Policy {
+        let path = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.as_os_str());
+        let mut read: Vec<PathBuf> = [
+            confine::install_folder(&self.program),
+            confine::node_prefix(path),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        read.extend(self.readable.iter().cloned());
+        let mut write = vec![sandbox.root()];
+        write.extend(self.writable.iter().cloned());
+        confine::Policy { read, write }
     }
 
     /// A run that gave no output, in claude's words: what to check.
@@ -425,9 +474,8 @@ fn streaming_args(mut args: Vec<OsString>) -> Vec<OsString> {
 }
 
 fn write_prompt_file(dir: &Path, text: &str) -> anyhow::Result<tempfile::NamedTempFile> {
-    crate::store::fs::ensure_dir(dir)?;
     // tempfile creates it 0600 with a unique name, and removes it on drop;
-    // the `.*.tmp` name lets prune sweep one a killed process left.
+    // one a killed process left goes with its call's private folder.
     let mut file = tempfile::Builder::new()
         .prefix(".prompt-")
         .suffix(crate::store::atomic::TEMP_SUFFIX)
@@ -461,6 +509,9 @@ mod tests {
             mcp_config: None,
             max_retries: 2,
             env: Vec::new(),
+            confinement: confine::Mode::Off,
+            readable: Vec::new(),
+            writable: Vec::new(),
         };
         let args: Vec<String> = claude
             .args(SystemPromptMode::Append, Some(Path::new("/tmp/p.md")), None)
@@ -503,6 +554,9 @@ mod tests {
             mcp_config: None,
             max_retries: 3,
             env: vec!["MY_*".into()],
+            confinement: confine::Mode::Off,
+            readable: Vec::new(),
+            writable: Vec::new(),
         };
         let sandbox = Sandbox::new(&[]).unwrap();
         let env = claude.environment(&sandbox);

@@ -83,6 +83,13 @@ impl Sandbox {
         Ok(Self { dir, staged: 0 })
     }
 
+    /// The folder holding `home/` and `work/`: where the system prompt
+    /// file goes, inside what a confined claude may read and outside its
+    /// working directory.
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+
     pub fn home(&self) -> PathBuf {
         self.dir.path().join("home")
     }

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::claude::{self, KNOWN_GOOD_VERSION};
+use crate::claude::confine::{self, Support};
+use crate::claude::{self, KNOWN_GOOD_VERSION, NEWEST_TESTED_VERSION, TESTED_VERSIONS};
 use crate::cli::DoctorArgs;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::config::Config;
@@ -95,16 +96,19 @@ impl Check {
     }
 }
 
-type CheckFn = fn(&Setup) -> Check;
+type CheckFn = fn(&Setup) -> Vec<Check>;
 
-/// Every check, in the order shown.
+/// Every check, in the order shown; most give one row, `tools` one per
+/// enabled tool.
 const CHECKS: &[CheckFn] = &[
-    claude_found,
-    authentication,
-    state_dir,
-    file_system,
-    config,
-    live_call,
+    |s| vec![claude_found(s)],
+    |s| vec![authentication(s)],
+    |s| vec![state_dir(s)],
+    |s| vec![file_system(s)],
+    |s| vec![config(s)],
+    tools,
+    |s| vec![confinement(s)],
+    |s| vec![live_call(s)],
 ];
 
 pub fn run(
@@ -128,7 +132,7 @@ pub fn run(
         args,
         config,
     };
-    let checks: Vec<Check> = CHECKS.iter().map(|check| check(&setup)).collect();
+    let checks: Vec<Check> = CHECKS.iter().flat_map(|check| check(&setup)).collect();
     let failed = checks.iter().find(|c| c.status == Status::Fail);
     if output.json {
         print_json(&Report {
@@ -196,17 +200,65 @@ fn claude_found(setup: &Setup) -> Check {
         .collect();
     let found = version.split_whitespace().next().unwrap_or("").to_owned();
     let detail = format!("{} ({version})", program.display());
-    if found == KNOWN_GOOD_VERSION {
-        Check::ok(NAME, detail)
-    } else {
-        Check::warn(
+    let tested = TESTED_VERSIONS.join(" and ");
+    let install = format!(
+        "npm install -g @anthropic-ai/claude-code@{NEWEST_TESTED_VERSION} (node 22 or newer) \
+         or @{KNOWN_GOOD_VERSION} (node 20)"
+    );
+    match supported(&found) {
+        Standing::Tested => Check::ok(NAME, format!("{detail}; a tested release")),
+        Standing::InRange => Check::ok(
             NAME,
-            format!("{detail}; tested with {KNOWN_GOOD_VERSION}"),
-            format!(
-                "npm install -g @anthropic-ai/claude-code@{KNOWN_GOOD_VERSION} for the tested \
-                 release, or check this one with `doctor --live`"
-            ),
-        )
+            format!("{detail}; within the supported range (tested: {tested})"),
+        ),
+        Standing::TooOld => Check::warn(
+            NAME,
+            format!("{detail}; older than the oldest supported, {KNOWN_GOOD_VERSION}"),
+            install,
+        ),
+        Standing::Newer => Check::warn(
+            NAME,
+            format!("{detail}; newer than the newest tested, {NEWEST_TESTED_VERSION}"),
+            format!("check it with `doctor --live`, or {install}"),
+        ),
+        Standing::Unknown => Check::warn(
+            NAME,
+            format!("{detail}; not a Claude Code version (tested: {tested})"),
+            format!("point CLAUDE_BIN at Claude Code: {install}"),
+        ),
+    }
+}
+
+/// Where a `claude --version` stands against the tested releases.
+#[derive(Debug, PartialEq, Eq)]
+enum Standing {
+    Tested,
+    InRange,
+    TooOld,
+    Newer,
+    Unknown,
+}
+
+fn supported(version: &str) -> Standing {
+    let parse = |v: &str| -> Option<Vec<u64>> {
+        let parts: Option<Vec<u64>> = v.split('.').map(|p| p.parse().ok()).collect();
+        parts.filter(|p| p.len() == 3)
+    };
+    let (Some(found), Some(oldest), Some(newest)) = (
+        parse(version),
+        parse(KNOWN_GOOD_VERSION),
+        parse(NEWEST_TESTED_VERSION),
+    ) else {
+        return Standing::Unknown;
+    };
+    if TESTED_VERSIONS.contains(&version) {
+        Standing::Tested
+    } else if found < oldest {
+        Standing::TooOld
+    } else if found > newest {
+        Standing::Newer
+    } else {
+        Standing::InRange
     }
 }
 
@@ -259,7 +311,7 @@ fn authentication(setup: &Setup) -> Check {
     .filter(|name| set(name))
     .collect();
     if !found.is_empty() {
-        return Check::ok(NAME, format!("{} set", found.join(", ")));
+        return Check::ok(NAME, credential_in_use(&found));
     }
     let passes_config_dir = setup
         .config
@@ -282,6 +334,123 @@ fn authentication(setup: &Setup) -> Check {
         "export ANTHROPIC_API_KEY=… (console.anthropic.com) or CLAUDE_CODE_OAUTH_TOKEN=… \
          (from `claude setup-token`, for a subscription) in the broker's environment",
     )
+}
+
+/// Which of the set credentials claude sends: with several set, only
+/// one reaches the API (the real CLI's tests pin this), so an operator
+/// who meant the subscription token learns that the key is billed.
+fn credential_in_use(found: &[&str]) -> String {
+    let used = if found.contains(&"ANTHROPIC_AUTH_TOKEN") {
+        "ANTHROPIC_AUTH_TOKEN (as a bearer token)"
+    } else if found.contains(&"ANTHROPIC_API_KEY") {
+        "ANTHROPIC_API_KEY"
+    } else {
+        "CLAUDE_CODE_OAUTH_TOKEN (the subscription)"
+    };
+    if found.len() == 1 {
+        format!("{} set; claude uses it", found[0])
+    } else {
+        format!("{} set; claude sends only {used}", found.join(", "))
+    }
+}
+
+/// One row per enabled tool: what a chat user can make claude do with it.
+fn tools(setup: &Setup) -> Vec<Check> {
+    const NAME: &str = "tool";
+    let Ok(config) = &setup.config else {
+        return Vec::new();
+    };
+    let confined =
+        confine::decide(config.ask.confinement, confine::support()) == confine::Decision::Confine;
+    config
+        .ask
+        .tools
+        .iter()
+        .map(|tool| {
+            Check::warn(
+                NAME,
+                format!("{tool}: {}", exposure(tool, confined)),
+                "enable a tool only if the bot needs it; narrow it in ask.allowedTools \
+                 (\"Bash(date)\") and keep ask.confinement on",
+            )
+        })
+        .collect()
+}
+
+/// What enabling a tool exposes to whoever chats with the bot.
+pub fn exposure(tool: &str, confined: bool) -> String {
+    let files = if confined {
+        "claude's own folder, its install and the system's files (confined: not the state dir, \
+         the broker's tree or $HOME)"
+    } else {
+        "every file the broker's user can read (unconfined)"
+    };
+    match tool {
+        "Bash" => format!(
+            "runs commands as the broker's user, sees every process's argv (ps) and the \
+             network, and reads {files}"
+        ),
+        "Read" => format!("reads {files}"),
+        "Grep" | "Glob" => format!("lists and searches the names and contents of {files}"),
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
+            format!("writes files; reads {files}")
+        }
+        "WebFetch" | "WebSearch" => {
+            "makes requests the model chooses (a chat user can steer them), and can carry \
+             what it read out"
+                .to_owned()
+        }
+        "Task" | "Agent" => "starts sub-agents with the same tools".to_owned(),
+        _ => {
+            "not known to this tool; see Claude Code's documentation for what it reaches".to_owned()
+        }
+    }
+}
+
+/// Whether claude runs confined: active, available but off, or missing.
+fn confinement(setup: &Setup) -> Check {
+    let mode = setup
+        .config
+        .as_ref()
+        .map(|c| c.ask.confinement)
+        .unwrap_or_default();
+    confinement_check(mode, confine::support())
+}
+
+fn confinement_check(mode: confine::Mode, support: Support) -> Check {
+    const NAME: &str = "confinement";
+    let kernel = match support {
+        Support::Available(abi) => format!("Landlock ABI {abi}"),
+        Support::NotEnabled => "Landlock built in but not enabled at boot".to_owned(),
+        Support::Missing => "no Landlock in this kernel".to_owned(),
+    };
+    match confine::decide(mode, support) {
+        confine::Decision::Confine => Check::ok(
+            NAME,
+            format!(
+                "active ({kernel}): claude reads only its install, the system's files and its \
+                 own folder"
+            ),
+        ),
+        confine::Decision::RunUnconfined if mode == confine::Mode::Off => Check::warn(
+            NAME,
+            format!("off (ask.confinement), {kernel}: claude can read what the broker's user can"),
+            "set ask.confinement to \"best-effort\" (the default) or \"required\"",
+        ),
+        confine::Decision::RunUnconfined => Check::warn(
+            NAME,
+            format!("unavailable ({kernel}): claude runs unconfined"),
+            "run on Linux 5.13 or newer with Landlock enabled (lsm=…,landlock); until then keep \
+             tools off",
+        ),
+        confine::Decision::Refuse => Check::fail(
+            NAME,
+            Exit::ClaudeNotFound,
+            format!("required (ask.confinement) but unavailable: {kernel}; every ask will fail"),
+            "enable Landlock (lsm=…,landlock on the kernel command line), or set \
+             ask.confinement to \"best-effort\"",
+        ),
+    }
 }
 
 /// The state dir check, saying which flag, variable or default chose it.
@@ -509,5 +678,75 @@ fn live_call(setup: &Setup) -> Check {
                 "see the message; then run doctor --live again",
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_stand_against_the_tested_range() {
+        assert_eq!(supported(KNOWN_GOOD_VERSION), Standing::Tested);
+        assert_eq!(supported(NEWEST_TESTED_VERSION), Standing::Tested);
+        assert_eq!(supported("2.1.250"), Standing::InRange);
+        assert_eq!(supported("2.1.9"), Standing::TooOld);
+        assert_eq!(supported("1.0.128"), Standing::TooOld);
+        assert_eq!(supported("2.2.0"), Standing::Newer);
+        assert_eq!(supported("fake"), Standing::Unknown);
+        assert_eq!(supported("2.1"), Standing::Unknown);
+    }
+
+    #[test]
+    fn confinement_is_reported_in_each_state() {
+        use confine::Mode;
+        let row = |mode, support| {
+            let c = confinement_check(mode, support);
+            (c.status, c.detail)
+        };
+        let (status, detail) = row(Mode::BestEffort, Support::Available(7));
+        assert_eq!(status, Status::Ok);
+        assert!(detail.starts_with("active (Landlock ABI 7)"), "{detail}");
+        let (status, detail) = row(Mode::Required, Support::Available(7));
+        assert_eq!(status, Status::Ok, "{detail}");
+        let (status, detail) = row(Mode::BestEffort, Support::Missing);
+        assert_eq!(status, Status::Warn);
+        assert!(detail.starts_with("unavailable (no Landlock"), "{detail}");
+        let (status, detail) = row(Mode::BestEffort, Support::NotEnabled);
+        assert_eq!(status, Status::Warn);
+        assert!(detail.contains("not enabled at boot"), "{detail}");
+        let (status, detail) = row(Mode::Off, Support::Available(7));
+        assert_eq!(status, Status::Warn);
+        assert!(detail.starts_with("off (ask.confinement)"), "{detail}");
+        let check = confinement_check(Mode::Required, Support::Missing);
+        assert_eq!(check.status, Status::Fail);
+        assert_eq!(check.exit, Exit::ClaudeNotFound);
+        assert!(
+            check.detail.contains("every ask will fail"),
+            "{}",
+            check.detail
+        );
+    }
+
+    #[test]
+    fn several_credentials_name_the_one_claude_sends() {
+        assert_eq!(
+            credential_in_use(&["ANTHROPIC_API_KEY"]),
+            "ANTHROPIC_API_KEY set; claude uses it"
+        );
+        assert_eq!(
+            credential_in_use(&["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"]),
+            "ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN set; claude sends only ANTHROPIC_API_KEY"
+        );
+    }
+
+    #[test]
+    fn each_tool_says_what_it_exposes() {
+        assert!(exposure("Bash", false).contains("argv"));
+        assert!(exposure("Read", false).contains("every file the broker's user can read"));
+        assert!(exposure("Read", true).contains("confined"));
+        assert!(exposure("Glob", true).contains("names"));
+        assert!(exposure("WebFetch", true).contains("requests the model chooses"));
+        assert!(exposure("Frobnicate", true).contains("not known"));
     }
 }

@@ -254,7 +254,11 @@ fn call_tool(state: &State, scope: &Scope, params: &Value) -> Result<Value, (i64
         _ => recall::profile(state, scope),
     });
     Ok(match outcome {
-        Ok(text) => json!({"content": [{"type": "text", "text": text}], "isError": false}),
+        // Stored chat text, on its way into claude: neutralised as the
+        // prompt is, in case a CLI ever acts on a tool result's text.
+        Ok(text) => {
+            json!({"content": [{"type": "text", "text": crate::claude::neutralise(&text)}], "isError": false})
+        }
         // Our own usage messages name no file; anything else might (an I/O
         // error names its path): the operator gets it on stderr, the model
         // a sentence.
@@ -267,7 +271,7 @@ fn call_tool(state: &State, scope: &Scope, params: &Value) -> Result<Value, (i64
 }
 
 fn tool_error(text: String) -> Value {
-    json!({"content": [{"type": "text", "text": text}], "isError": true})
+    json!({"content": [{"type": "text", "text": crate::claude::neutralise(&text)}], "isError": true})
 }
 
 /// A tool's arguments, checked against its schema.
@@ -367,6 +371,12 @@ pub fn enable_recall(
     }}});
     claude.mcp_config = Some(config.to_string());
     claude.allowed_tools.extend(allowed_tools());
+    // Confined, claude's tree may run this server and read exactly the
+    // memory it serves, nothing else of the state dir.
+    claude.readable.push(exe.clone());
+    claude
+        .readable
+        .extend(crate::memory::recall::readable_paths(state, sender, key));
     let text = base.get_or_insert_default();
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');

@@ -131,6 +131,10 @@ pub enum Purpose {
 /// `PREFIX*`, comma-separated): for a broker that cannot edit the config.
 pub const CLAUDE_ENV_VAR: &str = "CLAUDE_SESSION_CLAUDE_ENV";
 
+/// More paths a confined claude may write, on top of `ask.writablePaths`
+/// (comma-separated, absolute): for a broker that cannot edit the config.
+pub const CLAUDE_WRITABLE_VAR: &str = "CLAUDE_SESSION_CLAUDE_WRITABLE";
+
 /// Find claude and settle its options: flags first, then config.
 pub fn claude_runner(state: &State, args: &ClaudeArgs, purpose: Purpose) -> anyhow::Result<Claude> {
     let config = &state.config;
@@ -150,6 +154,13 @@ pub fn claude_runner(state: &State, args: &ClaudeArgs, purpose: Purpose) -> anyh
                 .map(str::to_owned),
         );
     }
+    let mut writable = config.ask.writable_paths.clone();
+    if let Some(extra) = std::env::var_os(CLAUDE_WRITABLE_VAR) {
+        writable.extend(
+            std::env::split_paths(&extra.to_string_lossy().replace(',', ":"))
+                .filter(|p| p.is_absolute()),
+        );
+    }
     Ok(Claude {
         program: claude::find(args.claude_bin.as_deref())?,
         model: model.filter(|m| !m.is_empty()),
@@ -161,6 +172,9 @@ pub fn claude_runner(state: &State, args: &ClaudeArgs, purpose: Purpose) -> anyh
         max_retries: config.ask.max_retries,
         env,
         mcp_config: None,
+        confinement: config.ask.confinement,
+        readable: config.ask.readable_paths.clone(),
+        writable,
     })
 }
 

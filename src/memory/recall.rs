@@ -71,6 +71,24 @@ impl Scope {
     }
 }
 
+/// What the server for `person` (in `key`'s memory) reads, as absolute
+/// paths: the config, that one memory's log, summaries and archives, and
+/// the person's profile. A confined claude may read these and no other
+/// file of the state dir.
+pub fn readable_paths(state: &State, person: &UserId, key: &UserId) -> Vec<std::path::PathBuf> {
+    let layout = &state.layout;
+    [
+        layout.config_file(),
+        layout.stm_dir(key),
+        layout.summaries_dir(key),
+        layout.archive_dir(key),
+        layout.profile_file(person),
+    ]
+    .into_iter()
+    .filter_map(|path| std::path::absolute(path).ok())
+    .collect()
+}
+
 /// `search_memory`: hits newest first, each `[date time] who: line`.
 pub fn search_memory(
     state: &State,

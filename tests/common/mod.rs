@@ -62,6 +62,8 @@ impl TestEnv {
             .prefix("claude-session-test-")
             .tempdir()
             .expect("create a temporary folder");
+        // Made here: a confined claude may write only into what exists.
+        std::fs::create_dir(dir.path().join("claude-log")).expect("create the fake's log folder");
         Self { dir }
     }
 
@@ -113,6 +115,8 @@ impl TestEnv {
             .env("FAKE_CLAUDE_LOG", self.claude_log())
             // claude's environment is an allowlist: let the fake's settings through.
             .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
+            // ... and, confined, let it write its record.
+            .env("CLAUDE_SESSION_CLAUDE_WRITABLE", self.claude_log())
             .current_dir(self.dir.path());
         cmd
     }

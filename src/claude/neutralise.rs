@@ -1,0 +1,113 @@
+//! Chat text is only text to claude: the one function every piece of text
+//! passes on its way into claude's stdin or prompt file.
+//!
+//! Claude Code acts on some of its input before any request is sent: an
+//! `@path` mention is read from disk and put into the request as if the
+//! model had read it (a folder as a listing), and a prompt that starts
+//! with `/word` is taken as a slash command and never reaches the model.
+//! Whatever a chat user wrote, and whatever memory holds of what they
+//! wrote, must reach the model as words and nothing else.
+//!
+//! The remedy is an invisible character where the CLI's parsers look:
+//! U+200B (zero width space) right after every `@`, so no mention can
+//! start, and before a leading `/`, so the prompt is not a command. The
+//! model reads the text as written (the character has no width and no
+//! meaning to it); what is stored stays byte for byte what the person
+//! wrote, since this runs at the boundary, every time text crosses it.
+
+use std::borrow::Cow;
+
+/// The character put where the CLI would act: it has no width, is not
+/// whitespace to JavaScript's `trim()`, and ends a mention's path.
+pub const GUARD: char = '\u{200B}';
+
+/// `text` as it may be handed to claude: every `@` followed by [`GUARD`]
+/// (unless one already follows), and a `/` that opens the text (after any
+/// leading whitespace) preceded by one.
+pub fn neutralise(text: &str) -> Cow<'_, str> {
+    let leading_slash = text.trim_start_matches(trimmed).starts_with('/');
+    if !leading_slash && !text.contains('@') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.char_indices().peekable();
+    let mut at_start = true;
+    while let Some((_, c)) = chars.next() {
+        if at_start && !trimmed(c) {
+            at_start = false;
+            if c == '/' {
+                out.push(GUARD);
+            }
+        }
+        out.push(c);
+        if c == '@' && chars.peek().map(|&(_, next)| next) != Some(GUARD) {
+            out.push(GUARD);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// What JavaScript's `trim()` takes off before the CLI looks for a `/`:
+/// Unicode white space and the byte-order mark.
+fn trimmed(c: char) -> bool {
+    c.is_whitespace() || c == '\u{FEFF}'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guarded(text: &str) -> String {
+        neutralise(text).replace(GUARD, "<G>")
+    }
+
+    #[test]
+    fn text_without_syntax_is_passed_as_it_is() {
+        for text in ["hello", "a/b c", "50% off", "", "  ", "日本語のテキスト"] {
+            assert!(matches!(neutralise(text), Cow::Borrowed(_)), "{text}");
+        }
+    }
+
+    #[test]
+    fn every_at_sign_is_followed_by_the_guard() {
+        assert_eq!(guarded("@/srv/bot/.env"), "@<G>/srv/bot/.env");
+        assert_eq!(
+            guarded("read @\"/a b\" and @x"),
+            "read @<G>\"/a b\" and @<G>x"
+        );
+        for space in [
+            "\n", "\t", "\u{3000}", "\u{a0}", "\u{2028}", "\u{2029}", " ",
+        ] {
+            assert_eq!(
+                guarded(&format!("x{space}@../../.env")),
+                format!("x{space}@<G>../../.env")
+            );
+        }
+        assert_eq!(guarded("mail a@b.example"), "mail a@<G>b.example");
+        assert_eq!(guarded("@@"), "@<G>@<G>");
+        assert_eq!(guarded("@"), "@<G>");
+    }
+
+    #[test]
+    fn a_guard_already_there_is_not_doubled() {
+        assert_eq!(guarded("@\u{200B}x"), "@<G>x");
+        let once = neutralise("say @x").into_owned();
+        assert_eq!(neutralise(&once), once);
+    }
+
+    #[test]
+    fn a_leading_slash_is_preceded_by_the_guard() {
+        assert_eq!(guarded("/help me plan a trip"), "<G>/help me plan a trip");
+        assert_eq!(guarded("  \n/status"), "  \n<G>/status");
+        assert_eq!(guarded("\u{3000}/model opus"), "\u{3000}<G>/model opus");
+        assert_eq!(guarded("\u{FEFF}/status"), "\u{FEFF}<G>/status");
+        assert_eq!(guarded("see /etc/hosts"), "see /etc/hosts");
+        assert_eq!(guarded("a\n/b"), "a\n/b");
+    }
+
+    #[test]
+    fn the_words_are_unchanged_but_for_the_guard() {
+        let text = "/plan @home, then @\"x y\"\n\u{3000}@z 東京 ";
+        assert_eq!(neutralise(text).replace(GUARD, ""), text);
+    }
+}
