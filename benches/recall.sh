@@ -16,7 +16,9 @@
 # 2. A search round trip: start-up + one search_memory over a person with
 #    60 archived days (3,000 messages) + 20 in the log, against
 #    `zcat archives | grep -i` of the same files.
-# 3. `ask` with the real Claude Code CLI (pinned, under target/claude-code)
+# 3. `ask` with the real Claude Code CLI (the oldest pinned release, or
+#    CLAUDE_VERSION=<the other>; under target/claude-code, installed as
+#    the test suite does when missing)
 #    and the mock Messages API answering text at once (no tool call: the
 #    model's own extra turn is excluded): ask.recall on against off.
 #
@@ -41,10 +43,12 @@ else
   (cd "$repo" && cargo build --release --locked --quiet)
   bin=$target/release/claude-session
 fi
-version=$(sed -n 's/^pub const KNOWN_GOOD_VERSION: &str = "\(.*\)";/\1/p' "$repo/src/claude/mod.rs")
-claude=$target/claude-code/$version/node_modules/.bin/claude
-"$claude" --version 2>/dev/null | grep -q "^$version " ||
-  die "the pinned claude is not installed at $claude (run the test suite once: cargo test --test integration real_claude::)"
+# shellcheck source=benches/claude-cli.sh
+source "$repo/benches/claude-cli.sh"
+# The oldest supported release unless CLAUDE_VERSION names another pinned one.
+version=${CLAUDE_VERSION:-$(tested_versions | head -n 1)}
+tested_versions | grep -qx "$version" || die "CLAUDE_VERSION=$version is not a pinned release ($(tested_versions | tr '\n' ' '))"
+claude=$(claude_bin "$version")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/claude-session-recall-bench.XXXXXX")
 mock_pid=

@@ -6,7 +6,7 @@ use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::Child;
 use std::time::Duration;
 
-use crate::common::real_claude::MockApi;
+use crate::common::real_claude::{MockApi, RealCli, real_cli_test};
 use crate::common::{
     TestEnv, event_deltas, event_kinds, live_processes_with, redelivered_while_streaming,
     stderr_of, stdout_of, stream_events,
@@ -21,8 +21,8 @@ fn long_text() -> String {
     text
 }
 
-fn spawn_ask(env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
-    env.real_process(mock)
+fn spawn_ask(cli: RealCli, env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
+    env.real_process(cli, mock)
         .args(["ask", "--stream", "--json"])
         .args(args)
         .spawn()
@@ -36,8 +36,8 @@ fn signal(pid: i32, signal: libc::c_int) {
     }
 }
 
-#[test]
-fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
+real_cli_test!(the_first_delta_is_out_before_the_mock_sends_its_last_chunk);
+fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk(cli: RealCli) {
     let env = TestEnv::new();
     let mock = MockApi::start();
     let text = long_text();
@@ -49,7 +49,12 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
         .expect("the mock's process")
         .pid;
 
-    let mut child = spawn_ask(&env, &mock, &["--user", "U1", "--msg-id", "m1", "--", "hi"]);
+    let mut child = spawn_ask(
+        cli,
+        &env,
+        &mock,
+        &["--user", "U1", "--msg-id", "m1", "--", "hi"],
+    );
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
@@ -99,8 +104,8 @@ fn the_first_delta_is_out_before_the_mock_sends_its_last_chunk() {
     assert_eq!(mock.count(), 1, "one API request");
 }
 
-#[test]
-fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
+real_cli_test!(a_connection_dropped_midway_is_an_error_event_and_no_reply_line);
+fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line(cli: RealCli) {
     let env = TestEnv::new();
     let mock = MockApi::start();
     // message_start, content_block_start, three text deltas, then the
@@ -108,7 +113,7 @@ fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
     mock.push(json!({"text": long_text(), "chunk_delay": 0.05, "drop_after": 5}));
     mock.set_default(json!({"text": "an answer to a second request"}));
     let out = env
-        .real(&mock)
+        .real(cli, &mock)
         .args([
             "ask", "--stream", "--json", "--user", "U1", "--msg-id", "m1",
         ])
@@ -136,15 +141,15 @@ fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line() {
     assert_eq!(mock.count(), 1);
 }
 
-#[test]
-fn a_timeout_midway_kills_claude_and_everything_it_started() {
+real_cli_test!(a_timeout_midway_kills_claude_and_everything_it_started);
+fn a_timeout_midway_kills_claude_and_everything_it_started(cli: RealCli) {
     let env = TestEnv::new();
     let mock = MockApi::start();
     // Claude starts within the timeout even on a loaded machine, and the
     // stream (26 events, 3 s apart) does not end within it.
     mock.push(json!({"text": long_text(), "chunk_delay": 3.0}));
     let out = env
-        .real(&mock)
+        .real(cli, &mock)
         .args([
             "ask",
             "--stream",
@@ -170,8 +175,8 @@ fn a_timeout_midway_kills_claude_and_everything_it_started() {
     assert!(left.is_empty(), "left running: {left:?}");
 }
 
-#[test]
-fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text() {
+real_cli_test!(two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text);
+fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text(cli: RealCli) {
     let env = TestEnv::new();
     let mock = MockApi::start();
     let text = long_text();
@@ -180,8 +185,8 @@ fn two_concurrent_deliveries_of_one_id_make_one_request_and_print_the_same_text(
     let args = ["--user", "U1", "--msg-id", "m1", "--", "hi"];
 
     let (first_events, second_events) =
-        redelivered_while_streaming(spawn_ask(&env, &mock, &args), || {
-            spawn_ask(&env, &mock, &args)
+        redelivered_while_streaming(spawn_ask(cli, &env, &mock, &args), || {
+            spawn_ask(cli, &env, &mock, &args)
         });
     assert_eq!(event_deltas(&first_events), text);
     assert_eq!(event_deltas(&second_events), text);

@@ -8,7 +8,9 @@
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-use crate::common::real_claude::{MockApi, system_text, tool_results, tool_use};
+use crate::common::real_claude::{
+    MockApi, RealCli, real_cli_test, system_text, tool_results, tool_use,
+};
 use crate::common::{Exit, TestEnv, gzip_lines, line_with, stderr_of, write_file};
 use serde_json::{Value, json};
 
@@ -440,8 +442,14 @@ fn recall_env() -> (TestEnv, MockApi) {
     (env, MockApi::start())
 }
 
-fn ask(env: &TestEnv, mock: &MockApi, args: &[&str], text: &str) -> std::process::Output {
-    env.real(mock)
+fn ask(
+    cli: RealCli,
+    env: &TestEnv,
+    mock: &MockApi,
+    args: &[&str],
+    text: &str,
+) -> std::process::Output {
+    env.real(cli, mock)
         .args(["ask"])
         .args(args)
         .args(["--", text])
@@ -463,8 +471,8 @@ fn assert_reply_logged_once(env: &TestEnv, key: &str, reply: &str) {
     );
 }
 
-#[test]
-fn search_memory_finds_an_archived_line_end_to_end() {
+real_cli_test!(search_memory_finds_an_archived_line_end_to_end);
+fn search_memory_finds_an_archived_line_end_to_end(cli: RealCli) {
     let (env, mock) = recall_env();
     mock.push(tool_use(
         "mcp__memory__search_memory",
@@ -472,6 +480,7 @@ fn search_memory_finds_an_archived_line_end_to_end() {
     ));
     mock.push(json!({"text": "It was the Hotel Negresco."}));
     let out = ask(
+        cli,
         &env,
         &mock,
         &["--user", "alice"],
@@ -520,8 +529,8 @@ fn search_memory_finds_an_archived_line_end_to_end() {
     assert_reply_logged_once(&env, "alice", "It was the Hotel Negresco.");
 }
 
-#[test]
-fn read_day_returns_the_day_end_to_end() {
+real_cli_test!(read_day_returns_the_day_end_to_end);
+fn read_day_returns_the_day_end_to_end(cli: RealCli) {
     let (env, mock) = recall_env();
     mock.push(tool_use(
         "mcp__memory__read_day",
@@ -529,6 +538,7 @@ fn read_day_returns_the_day_end_to_end() {
     ));
     mock.push(json!({"text": "On March 10 you told me about Nice."}));
     let out = ask(
+        cli,
         &env,
         &mock,
         &["--user", "alice"],
@@ -547,33 +557,39 @@ fn read_day_returns_the_day_end_to_end() {
 
 /// One ask in which the mock calls `search_memory` for `word` and then
 /// answers; the tool results in the last request claude made for it.
-fn search_in_ask(env: &TestEnv, mock: &MockApi, args: &[&str], word: &str) -> Vec<String> {
+fn search_in_ask(
+    cli: RealCli,
+    env: &TestEnv,
+    mock: &MockApi,
+    args: &[&str],
+    word: &str,
+) -> Vec<String> {
     let before = mock.count();
     mock.push(tool_use(
         "mcp__memory__search_memory",
         json!({"query": word}),
     ));
     mock.push(json!({"text": "done"}));
-    let out = ask(env, mock, args, "do you remember?");
+    let out = ask(cli, env, mock, args, "do you remember?");
     assert!(out.status.success(), "{}", stderr_of(&out));
     let requests = mock.messages_requests();
     assert!(requests.len() >= before + 2, "a tool turn and an answer");
     tool_results(&requests[requests.len() - 1..])
 }
 
-#[test]
-fn tool_results_are_scoped_end_to_end() {
+real_cli_test!(tool_results_are_scoped_end_to_end);
+fn tool_results_are_scoped_end_to_end(cli: RealCli) {
     let (env, mock) = recall_env();
     let alice = ["--user", "alice"];
     let fam = ["--user", "alice", "--conversation", "fam"];
     // 1:1: another person's word, a group alice is not in.
     for word in [BOB_ONLY, TEAM_ONLY] {
-        let results = search_in_ask(&env, &mock, &alice, word);
+        let results = search_in_ask(cli, &env, &mock, &alice, word);
         assert_eq!(results.len(), 1, "{results:?}");
         assert!(results[0].contains("No match"), "{word}: {results:?}");
     }
     // In group fam: the conversation's lines only (not alice's own 1:1).
-    let results = search_in_ask(&env, &mock, &fam, LIGHTHOUSE);
+    let results = search_in_ask(cli, &env, &mock, &fam, LIGHTHOUSE);
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(
         results[0].contains("Dave (dave): the old lighthouse was repainted"),
@@ -581,7 +597,7 @@ fn tool_results_are_scoped_end_to_end() {
     );
     assert!(!results[0].contains("Negresco"), "{results:?}");
     // In group fam, a word of group team.
-    let results = search_in_ask(&env, &mock, &fam, TEAM_ONLY);
+    let results = search_in_ask(cli, &env, &mock, &fam, TEAM_ONLY);
     assert!(results[0].contains("No match"), "{results:?}");
 
     let bodies = mock.all_bodies();
@@ -593,8 +609,8 @@ fn tool_results_are_scoped_end_to_end() {
     }
 }
 
-#[test]
-fn built_in_tools_stay_refused_with_recall_on() {
+real_cli_test!(built_in_tools_stay_refused_with_recall_on);
+fn built_in_tools_stay_refused_with_recall_on(cli: RealCli) {
     let (env, mock) = recall_env();
     let secret = env.dir.path().join("secret.txt");
     write_file(&secret, b"SECRET-FILE-CONTENT-8812\n");
@@ -607,7 +623,7 @@ fn built_in_tools_stay_refused_with_recall_on() {
     ] {
         mock.push(attempt);
         mock.push(json!({"text": "done"}));
-        let out = ask(&env, &mock, &["--user", "alice"], "read the file");
+        let out = ask(cli, &env, &mock, &["--user", "alice"], "read the file");
         assert!(out.status.success(), "{}", stderr_of(&out));
     }
     let requests = mock.messages_requests();
@@ -629,8 +645,8 @@ fn built_in_tools_stay_refused_with_recall_on() {
     }
 }
 
-#[test]
-fn recall_off_offers_no_tools_and_starts_no_server() {
+real_cli_test!(recall_off_offers_no_tools_and_starts_no_server);
+fn recall_off_offers_no_tools_and_starts_no_server(cli: RealCli) {
     let env = TestEnv::new();
     world(&env);
     let mock = MockApi::start();
@@ -639,7 +655,7 @@ fn recall_off_offers_no_tools_and_starts_no_server() {
         json!({"query": "negresco"}),
     ));
     mock.push(json!({"text": "no idea"}));
-    let out = ask(&env, &mock, &["--user", "alice"], "which hotel?");
+    let out = ask(cli, &env, &mock, &["--user", "alice"], "which hotel?");
     assert!(out.status.success(), "{}", stderr_of(&out));
     let requests = mock.messages_requests();
     assert_eq!(requests[0]["tools"], json!([]));
