@@ -27,6 +27,7 @@ mod operators;
 mod properties;
 mod readme;
 mod real_claude;
+mod real_mentions;
 mod real_stream;
 mod recall;
 mod search;

@@ -9,11 +9,16 @@
 //! wrote, must reach the model as words and nothing else.
 //!
 //! The remedy is an invisible character where the CLI's parsers look:
-//! U+200B (zero width space) right after every `@`, so no mention can
-//! start, and before a leading `/`, so the prompt is not a command. The
-//! model reads the text as written (the character has no width and no
-//! meaning to it); what is stored stays byte for byte what the person
-//! wrote, since this runs at the boundary, every time text crosses it.
+//! U+200B (zero width space) on both sides of every `@`, and before a
+//! leading `/`. A mention starts only at an `@` that opens the text or
+//! follows white space (or `。、？！`); with the guard before it, none
+//! does. The guard after it is the second line: a path that starts with
+//! it is no path (but `@\u{200B}../../x` still resolves, its first
+//! segment undone by the next `..`, so it cannot be the only one). A
+//! prompt is a command only when its first character is `/`. The model
+//! reads the text as written (the character has no width and no meaning
+//! to it); what is stored stays byte for byte what the person wrote,
+//! since this runs at the boundary, every time text crosses it.
 
 use std::borrow::Cow;
 
@@ -21,9 +26,9 @@ use std::borrow::Cow;
 /// whitespace to JavaScript's `trim()`, and ends a mention's path.
 pub const GUARD: char = '\u{200B}';
 
-/// `text` as it may be handed to claude: every `@` followed by [`GUARD`]
-/// (unless one already follows), and a `/` that opens the text (after any
-/// leading whitespace) preceded by one.
+/// `text` as it may be handed to claude: every `@` between two
+/// [`GUARD`]s (none doubled where one is already there), and a `/` that
+/// opens the text (after any leading white space) preceded by one.
 pub fn neutralise(text: &str) -> Cow<'_, str> {
     let leading_slash = text.trim_start_matches(trimmed).starts_with('/');
     if !leading_slash && !text.contains('@') {
@@ -38,6 +43,9 @@ pub fn neutralise(text: &str) -> Cow<'_, str> {
             if c == '/' {
                 out.push(GUARD);
             }
+        }
+        if c == '@' && !out.ends_with(GUARD) {
+            out.push(GUARD);
         }
         out.push(c);
         if c == '@' && chars.peek().map(|&(_, next)| next) != Some(GUARD) {
@@ -69,28 +77,29 @@ mod tests {
     }
 
     #[test]
-    fn every_at_sign_is_followed_by_the_guard() {
-        assert_eq!(guarded("@/srv/bot/.env"), "@<G>/srv/bot/.env");
+    fn every_at_sign_is_between_two_guards() {
+        assert_eq!(guarded("@/srv/bot/.env"), "<G>@<G>/srv/bot/.env");
         assert_eq!(
             guarded("read @\"/a b\" and @x"),
-            "read @<G>\"/a b\" and @<G>x"
+            "read <G>@<G>\"/a b\" and <G>@<G>x"
         );
         for space in [
-            "\n", "\t", "\u{3000}", "\u{a0}", "\u{2028}", "\u{2029}", " ",
+            "\n", "\t", "\u{3000}", "\u{a0}", "\u{2028}", "\u{2029}", " ", "。",
         ] {
             assert_eq!(
                 guarded(&format!("x{space}@../../.env")),
-                format!("x{space}@<G>../../.env")
+                format!("x{space}<G>@<G>../../.env")
             );
         }
-        assert_eq!(guarded("mail a@b.example"), "mail a@<G>b.example");
-        assert_eq!(guarded("@@"), "@<G>@<G>");
-        assert_eq!(guarded("@"), "@<G>");
+        assert_eq!(guarded("mail a@b.example"), "mail a<G>@<G>b.example");
+        assert_eq!(guarded("@@"), "<G>@<G>@<G>");
+        assert_eq!(guarded("@"), "<G>@<G>");
     }
 
     #[test]
     fn a_guard_already_there_is_not_doubled() {
-        assert_eq!(guarded("@\u{200B}x"), "@<G>x");
+        assert_eq!(guarded("@\u{200B}x"), "<G>@<G>x");
+        assert_eq!(guarded("\u{200B}@x"), "<G>@<G>x");
         let once = neutralise("say @x").into_owned();
         assert_eq!(neutralise(&once), once);
     }
