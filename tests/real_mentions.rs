@@ -84,6 +84,7 @@ impl Host {
         )
     }
 
+    /// `ask` and friends from the broker's folder.
     fn real(&self) -> assert_cmd::Command {
         let mut cmd = self.env.real(self.cli, &self.mock);
         cmd.current_dir(self.env.dir.path().join("srv/bot"));

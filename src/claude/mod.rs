@@ -125,6 +125,9 @@ const ENV_FIXED: &[(&str, &str)] = &[
     ("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1"),
     ("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1"),
     ("DISABLE_AUTOUPDATER", "1"),
+    // 2.1.332 offers a "DeferredToolPlaceholder" tool whenever any tool
+    // is enabled: a schema in every request that nobody may call.
+    ("ENABLE_TOOL_SEARCH", "false"),
 ];
 
 /// `--claude-bin` (or `CLAUDE_BIN`, which clap folds into it), else
@@ -337,19 +340,31 @@ impl Claude {
         );
         let mut env = self.environment(sandbox);
         let ruleset = confine::ruleset(self.confinement, &self.policy(sandbox, &env))?;
-        let landlock = ruleset.as_ref().map(|ruleset| Landlock {
-            ruleset,
-            own_proc_access: confine::own_proc_access(),
-        });
+        let args = match on_text {
+            None => args,
+            Some(_) => {
+                // Without this, a connection lost midway makes claude ask
+                // again without streaming and end on a new answer: not the
+                // text the chat was shown.
+                env.push((
+                    "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK".into(),
+                    "1".into(),
+                ));
+                streaming_args(args)
+            }
+        };
         let work = sandbox.work();
+        let program = Program {
+            path: &self.program,
+            args: &args,
+            env: &env,
+            cwd: &work,
+            landlock: ruleset.as_ref().map(|ruleset| Landlock {
+                ruleset,
+                own_proc_access: confine::own_proc_access(),
+            }),
+        };
         let Some(on_text) = on_text else {
-            let program = Program {
-                path: &self.program,
-                args: &args,
-                env: &env,
-                cwd: &work,
-                landlock,
-            };
             let output = run_with_timeout(&program, prompt.as_bytes(), self.timeout, None)
                 .map_err(|e| self.run_error(e))?;
             // The temp file goes now, whatever happened; drop removes it.
@@ -357,26 +372,11 @@ impl Claude {
             return parse_output(&self.program, output);
         };
 
-        // Without this, a connection lost midway makes claude ask again
-        // without streaming and end on a new answer: not the text the chat
-        // was shown.
-        env.push((
-            "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK".into(),
-            "1".into(),
-        ));
         let mut reader = stream::StreamReader::default();
         let mut on_line = |line: &str| {
             if let Some(piece) = reader.line(line) {
                 on_text(&piece);
             }
-        };
-        let args = streaming_args(args);
-        let program = Program {
-            path: &self.program,
-            args: &args,
-            env: &env,
-            cwd: &work,
-            landlock,
         };
         let output = run_with_timeout(
             &program,
@@ -387,8 +387,17 @@ impl Claude {
         drop(prompt_file);
         let mut output = output.map_err(|e| self.run_error(e))?;
         let streamed = reader.streamed().to_owned();
+        let restarted = reader.restarted();
         output.stdout = reader.into_stdout();
         let reply = parse_output(&self.program, output)?;
+        if restarted {
+            return Err(failure(
+                Exit::ClaudeUnavailable,
+                "the connection to the API was lost while the reply was streaming and claude \
+                 started it over; the chat was shown only the first part, so no reply was \
+                 logged: deliver the message again",
+            ));
+        }
         match stream::ending(&streamed, &reply.text) {
             stream::Ending::Complete => {}
             stream::Ending::Rest(rest) => on_text(&rest),

@@ -30,6 +30,15 @@ pub struct StreamReader {
     /// Line breaks owed before the next plain line: trailing ones are
     /// never printed, as the non-streaming reply is trimmed at the end.
     pending_newlines: usize,
+    /// Text was handed out since the last `message_start`…
+    turn_text: bool,
+    /// … and that message was completed (its `assistant` event came).
+    turn_done: bool,
+    /// A message was begun again before the one being streamed ended: the
+    /// connection was lost midway and claude (2.1.332) asked anew. Nothing
+    /// more is handed out; the call fails, as the chat saw a first part
+    /// the reply will not hold.
+    restarted: bool,
 }
 
 /// How the final reply relates to the text already printed.
@@ -58,13 +67,23 @@ impl StreamReader {
                 self.result = Some(line.to_owned());
                 None
             }
+            Some("assistant") if top_level(&event) => {
+                self.turn_done = true;
+                None
+            }
             Some("stream_event") if top_level(&event) => {
                 let inner = event.get("event")?;
                 match inner.get("type").and_then(Value::as_str)? {
                     "message_start" => {
+                        if self.turn_text && !self.turn_done {
+                            self.restarted = true;
+                        }
+                        self.turn_text = false;
+                        self.turn_done = false;
                         self.separate = !self.streamed.is_empty();
                         None
                     }
+                    "content_block_delta" if self.restarted => None,
                     "content_block_delta" => {
                         let delta = inner.get("delta")?;
                         if delta.get("type").and_then(Value::as_str) != Some("text_delta") {
@@ -79,6 +98,7 @@ impl StreamReader {
                             piece.push_str("\n\n");
                         }
                         piece.push_str(text);
+                        self.turn_text = true;
                         Some(self.emit(piece))
                     }
                     _ => None,
@@ -105,6 +125,11 @@ impl StreamReader {
     fn emit(&mut self, piece: String) -> String {
         self.streamed.push_str(&piece);
         piece
+    }
+
+    /// Whether claude began its answer again midway (see `restarted`).
+    pub fn restarted(&self) -> bool {
+        self.restarted
     }
 
     /// Everything handed out so far.
@@ -158,6 +183,9 @@ mod tests {
     const DROPPED: &str = include_str!("testdata/stream-dropped.jsonl");
     /// A `Read` tool call, its result, then the text reply.
     const TOOL: &str = include_str!("testdata/stream-tool.jsonl");
+    /// 2.1.332, the mock dropping the connection after three deltas: an
+    /// `api_retry` event, the same request again, and another answer.
+    const RETRIED: &str = include_str!("testdata/stream-retried.jsonl");
 
     fn read(stream: &str) -> (Vec<String>, StreamReader) {
         let mut reader = StreamReader::default();
@@ -168,6 +196,21 @@ mod tests {
     fn result_text(stdout: &[u8]) -> String {
         let value: Value = serde_json::from_slice(stdout).unwrap();
         value["result"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn an_answer_begun_again_midway_hands_out_nothing_more() {
+        let (pieces, reader) = read(RETRIED);
+        assert!(reader.restarted());
+        assert_eq!(
+            pieces.concat(),
+            "piece 00 piece 01 piece 02 piece 03 piece 04 pie"
+        );
+        // The tool call's second message is no restart.
+        let (_, reader) = read(TOOL);
+        assert!(!reader.restarted());
+        let (_, reader) = read(OK);
+        assert!(!reader.restarted());
     }
 
     #[test]
@@ -219,11 +262,15 @@ mod tests {
             )
         };
         let sub = r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"subagent"}},"parent_tool_use_id":"toolu_1"}"#;
+        // The whole message, which the CLI prints when one ends (a message
+        // begun again without it is a restart).
+        let done = r#"{"type":"assistant","message":{},"parent_tool_use_id":null}"#;
         let mut reader = StreamReader::default();
         let mut out = String::new();
         for line in [
             start.to_owned(),
             delta("Let me look."),
+            done.to_owned(),
             start.to_owned(),
             sub.to_owned(),
             start.to_owned(),
