@@ -84,10 +84,14 @@ impl Host {
         )
     }
 
-    /// `ask` and friends from the broker's folder.
+    /// `ask` and friends from the broker's folder, authenticated by a
+    /// subscription token: with a key, claude runs in bare mode, which
+    /// expands no mention by itself, and the first wall would go untested.
     fn real(&self) -> assert_cmd::Command {
         let mut cmd = self.env.real(self.cli, &self.mock);
-        cmd.current_dir(self.env.dir.path().join("srv/bot"));
+        cmd.current_dir(self.env.dir.path().join("srv/bot"))
+            .env_remove("ANTHROPIC_API_KEY")
+            .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token");
         cmd
     }
 
@@ -417,4 +421,32 @@ fn with_a_key_and_a_subscription_token_only_the_key_is_sent(cli: RealCli) {
         assert!(sent.contains("sk-ant-api-key-1111"), "{cli}: {sent}");
         assert!(!sent.contains("sk-ant-oat01-token-2222"), "{cli}: {sent}");
     }
+}
+
+real_cli_test!(a_default_ask_is_lean_and_says_nothing_of_the_host);
+/// With a key (bare mode), no "# Environment" message (working folder,
+/// kernel): a first ask is under 2,000 bytes on every release, and our
+/// prompt gives the date claude no longer does.
+fn a_default_ask_is_lean_and_says_nothing_of_the_host(cli: RealCli) {
+    let env = TestEnv::new();
+    let mock = MockApi::start();
+    mock.push(json!({"text": "hello"}));
+    env.real(cli, &mock)
+        .args(["ask", "--user", "alice", "--", "hello, how are you?"])
+        .assert()
+        .success();
+    let bytes = mock
+        .log()
+        .iter()
+        .find(|l| l["path"].as_str().unwrap_or("").contains("/v1/messages"))
+        .and_then(|l| l["bytes"].as_u64())
+        .unwrap();
+    let body = mock.all_bodies();
+    assert!(bytes <= 2_000, "{cli}: {bytes} bytes:\n{body}");
+    assert!(!body.contains("# Environment"), "{cli}: {body}");
+    assert!(!body.contains("OS Version"), "{cli}: {body}");
+    assert!(
+        body.contains("Today is "),
+        "{cli}: our prompt says the date"
+    );
 }

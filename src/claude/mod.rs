@@ -266,6 +266,16 @@ impl Claude {
             "CLAUDE_CODE_MAX_RETRIES".into(),
             self.max_retries.to_string().into(),
         ));
+        // Bare mode (`--bare`) is the only switch that leaves out the
+        // "# Environment" message 2.1.332 adds to every request (working
+        // folder, OS and kernel, model: about 1 KB), and it expands no
+        // mention either; but it reads no subscription token, so only
+        // where claude authenticates with a key (which it would send
+        // rather than the token anyway).
+        let key = |name: &str| env.iter().any(|(k, v)| k == name && !v.is_empty());
+        if key("ANTHROPIC_API_KEY") || key("ANTHROPIC_AUTH_TOKEN") {
+            env.push(("CLAUDE_CODE_SIMPLE".into(), "1".into()));
+        }
         env
     }
 
@@ -594,7 +604,8 @@ mod tests {
                         "HOME",
                         "CLAUDE_CONFIG_DIR",
                         "TMPDIR",
-                        "CLAUDE_CODE_MAX_RETRIES"
+                        "CLAUDE_CODE_MAX_RETRIES",
+                        "CLAUDE_CODE_SIMPLE"
                     ]
                     .contains(&name.as_ref()),
                 "{name} leaked"

@@ -488,8 +488,14 @@ fn base_system_prompt(
     }
     // No base prompt configured: ours, written for chat. Claude Code's
     // own coding-agent prompt only when asked for (--append-system-prompt).
-    let text = (state.config.ask.system_prompt.clone())
-        .unwrap_or_else(|| crate::memory::prompts::CHAT_BASE_PROMPT.to_owned());
+    // Ours says what day it is: claude in bare mode (see `claude`) does not.
+    let text = (state.config.ask.system_prompt.clone()).unwrap_or_else(|| {
+        format!(
+            "{}\nToday is {} (UTC).",
+            crate::memory::prompts::CHAT_BASE_PROMPT,
+            Utc::now().format("%A, %Y-%m-%d")
+        )
+    });
     Ok((SystemPromptMode::Replace, Some(text)))
 }
 
