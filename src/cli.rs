@@ -248,8 +248,10 @@ pub struct MessageArgs {
     #[arg(long, value_name = "NAME")]
     pub display_name: Option<String>,
 
-    /// The message text; read from stdin when not given
-    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    /// The message text; read from stdin when not given. A text that starts
+    /// with `-` goes after `--` (or on stdin): before it, a word that looks
+    /// like a flag must be one
+    #[arg(value_name = "TEXT")]
     pub text: Vec<String>,
 }
 

@@ -408,3 +408,97 @@ fn chat_clear_from_a_stranger_makes_no_lock_file() {
         .collect();
     assert!(strangers.is_empty(), "{strangers:?}");
 }
+
+// --- issue 25, 1: an unknown flag is an error, not the message ---------------
+
+/// `ask --user U1 --stram -- hi` sent `--stram -- hi` to claude and into
+/// memory; `--msgid 5` lost redelivery safety; `--conversaton C1` put a
+/// group message into a private log. Any token before `--` that looks like
+/// a flag and is not one is a usage error naming it, with a suggestion,
+/// and nothing is stored or called.
+#[test]
+fn an_unknown_flag_before_the_separator_is_a_usage_error_naming_it() {
+    let env = TestEnv::new();
+    env.append(&["--user", "U1"], "first");
+    let before = tree(&env.sessions_dir());
+    for (args, named, suggested) in [
+        (
+            &["ask", "--user", "U1", "--stram", "--", "hi"][..],
+            "--stram",
+            "--stream",
+        ),
+        (
+            &["ask", "--user", "U1", "--msgid", "5", "--", "hi"],
+            "--msgid",
+            "--msg-id",
+        ),
+        (
+            &["ask", "--user", "U1", "--conversaton", "C1", "--", "hi"],
+            "--conversaton",
+            "--conversation",
+        ),
+        (
+            &["ask", "--user", "U1", "hi", "--stram"],
+            "--stram",
+            "--stream",
+        ),
+        (&["ask", "--usr", "U1", "--", "hi"], "--usr", "--user"),
+        (
+            &["append", "--user", "U1", "--rol", "assistant", "--", "hi"],
+            "--rol",
+            "--role",
+        ),
+        (&["append", "--usr", "U1", "--", "hi"], "--usr", "--user"),
+        (
+            &["append", "--user", "U1", "hello", "--msgid", "5"],
+            "--msgid",
+            "--msg-id",
+        ),
+        (
+            &["context", "--user", "U1", "--windw", "5"],
+            "--windw",
+            "--window",
+        ),
+    ] {
+        let run = if args[0] == "ask" {
+            env.ask(&args[1..])
+        } else {
+            env.run(args)
+        };
+        run.fails(Exit::Usage)
+            .stderr_has(&format!("'{named}'"))
+            .stderr_has(&format!("'{suggested}'"));
+    }
+    // A text that starts with `-` is an error too before `--` …
+    env.run(["append", "--user", "U1", "-5 degrees"])
+        .fails(Exit::Usage)
+        .stderr_has("--");
+    assert_eq!(
+        tree(&env.sessions_dir()),
+        before,
+        "a refused command changed the state dir"
+    );
+    assert_eq!(env.claude_calls(), 0, "a refused ask called claude");
+    // … and is the message after it, or on stdin.
+    env.append(&["--user", "U1"], "--stram -5 degrees");
+    env.run(["append", "--user", "U1"])
+        .stdin("-x on stdin")
+        .succeeds();
+    let texts: Vec<String> = env
+        .messages("U1")
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(texts, ["first", "--stram -5 degrees", "-x on stdin"]);
+}
+
+/// `--help` says where a text that starts with `-` goes.
+#[test]
+fn help_says_a_text_starting_with_a_dash_goes_after_the_separator() {
+    let env = TestEnv::new();
+    for command in ["ask", "append"] {
+        env.run([command, "--help"])
+            .succeeds()
+            .stdout_has("starts with `-`");
+    }
+}
