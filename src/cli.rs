@@ -17,7 +17,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    success
   2    usage error or invalid input (bad flag, id, message text or config value)
-  3    state or I/O error (the state dir could not be read or written, or does not exist)
+  3    state or I/O error (the state dir could not be read or written, or is not one: see init)
   4    a lock stayed held by another process past its deadline
   5    the claude program was not found
   6    claude failed; a retry will not help (auth, bad request, output that is not a reply)
@@ -98,6 +98,28 @@ pub enum Command {
     /// A read-only MCP server on stdio over one person's (or one conversation's) memory
     #[command(after_help = MCP_EXAMPLES)]
     Mcp(McpArgs),
+    /// Make a new state dir, once, for --state-dir or CLAUDE_SESSION_STATE_DIR to name
+    #[command(after_help = INIT_EXAMPLES)]
+    Init(InitArgs),
+}
+
+const INIT_EXAMPLES: &str = "\
+Examples:
+  claude-session init /srv/bot
+  export CLAUDE_SESSION_STATE_DIR=/srv/bot; claude-session init
+
+A state dir named with --state-dir or CLAUDE_SESSION_STATE_DIR must already
+be one (hold a sessions/ folder): every command refuses it otherwise, with
+exit 3, and creates nothing. So a file system that is not mounted, or a
+typo, fails loudly instead of filling an empty folder. Only the default
+state dir and --channel's folder are created on first use. Running init on
+a state dir that exists changes nothing.";
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder to make a state dir [default: --state-dir, CLAUDE_SESSION_STATE_DIR, --channel or the default]
+    #[arg(value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
 }
 
 const MCP_EXAMPLES: &str = "\
@@ -646,7 +668,7 @@ impl Command {
             Command::Context(args) => args.user.iter().collect(),
             Command::Compact(args) => args.user.iter().collect(),
             Command::Mcp(args) => vec![&args.user],
-            Command::Maintain(_) | Command::Doctor(_) => Vec::new(),
+            Command::Maintain(_) | Command::Doctor(_) | Command::Init(_) => Vec::new(),
             Command::Session(args) => match &args.command {
                 SessionCommand::Status { user } => user.iter().collect(),
                 SessionCommand::Show { user, .. } => user.iter().collect(),

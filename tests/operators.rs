@@ -2,7 +2,9 @@
 //! that does not exist, an unknown user, a quiet cron run, a reused
 //! message id, a broker that logs replies itself.
 
-use crate::common::{Exit, TestEnv, ask, fake_claude, stdout_of, tree};
+use std::path::Path;
+
+use crate::common::{Exit, Run, TestEnv, ask, fake_claude, stdout_of, tree};
 use predicates::prelude::*;
 
 // --- 9: a state dir that does not exist -------------------------------------
@@ -11,7 +13,7 @@ use predicates::prelude::*;
 /// and reported success: a typo in a crontab did nothing forever.
 #[test]
 fn read_commands_and_maintain_refuse_a_state_dir_that_does_not_exist() {
-    let env = TestEnv::new();
+    let env = TestEnv::uninitialised();
     for args in [
         &["session", "users"][..],
         &["session", "status"],
@@ -66,24 +68,91 @@ fn channel_from_the_wrong_folder_is_refused_with_the_likely_fix() {
 }
 
 #[test]
-fn ask_and_append_create_the_state_dir_on_first_use() {
+fn ask_and_append_refuse_an_explicit_state_dir_that_init_did_not_make() {
     for first in ["ask", "append"] {
-        let env = TestEnv::new();
-        let mut cmd = env.cmd();
-        cmd.args([first, "--user", "U1"]);
-        if first == "ask" {
-            cmd.arg("--claude-bin").arg(fake_claude());
+        let env = TestEnv::uninitialised();
+        // A folder that is there but empty: a mount point whose file
+        // system is gone.
+        std::fs::create_dir_all(env.state_dir()).unwrap();
+        let run = |cmd: assert_cmd::Command| {
+            let mut run = Run::new(cmd).args([first, "--user", "U1"]);
+            if first == "ask" {
+                run = run.arg("--claude-bin").arg(fake_claude());
+            }
+            run.args(["--msg-id", "m1", "--", "hello"])
+        };
+        run(env.cmd())
+            .fails(Exit::State)
+            .stdout_is("")
+            .stderr_has(&env.state_dir().display().to_string())
+            .stderr_has("is its file system mounted?")
+            .stderr_has("claude-session init");
+        let mut from_env = env.cmd_without_state_dir();
+        from_env.env("CLAUDE_SESSION_STATE_DIR", env.state_dir());
+        run(from_env)
+            .fails(Exit::State)
+            .stderr_has("check CLAUDE_SESSION_STATE_DIR");
+        for args in [
+            &["session", "profile", "--user", "U1", "--set", "-"][..],
+            &["session", "topic", "set", "tea", "-"],
+        ] {
+            env.run(args).stdin("x").fails(Exit::State);
         }
-        cmd.args(["--", "hello"]).assert().success();
+        assert_eq!(
+            std::fs::read_dir(env.state_dir()).unwrap().count(),
+            0,
+            "{first} created something in the empty folder"
+        );
+        assert_eq!(env.claude_calls(), 0);
+        // Made once, it works, and every command works on it.
+        env.run(["init", &env.state_dir().display().to_string()])
+            .succeeds()
+            .stdout_has("made a state dir");
+        run(env.cmd()).succeeds();
         assert_eq!(env.messages("U1")[0]["text"], "hello", "{first}");
-        // Then the read commands work on it.
-        env.cmd().args(["session", "users"]).assert().success();
-        env.cmd()
-            .args(["maintain", "-q"])
-            .assert()
-            .success()
-            .stdout("");
+        env.run(["session", "users"]).succeeds();
+        env.run(["maintain", "-q"]).succeeds().stdout_is("");
+        // A second init changes nothing.
+        let before = tree(&env.sessions_dir());
+        let shown = env.run(["--json", "init"]).succeeds().json();
+        assert_eq!(shown["created"], false);
+        assert_eq!(tree(&env.sessions_dir()), before);
     }
+}
+
+/// The implicit places stay easy: the default state dir and `--channel`'s
+/// folder are made on first use, with no `init`.
+#[test]
+fn the_default_state_dir_and_channel_are_created_on_first_use() {
+    let env = TestEnv::uninitialised();
+    Run::new(env.cmd_without_state_dir())
+        .args(["append", "--user", "U1", "--", "hi"])
+        .succeeds();
+    assert!(
+        env.home()
+            .join(".local/state/claude-session/sessions/stm/U1")
+            .is_dir()
+    );
+    Run::new(env.cmd_without_state_dir())
+        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
+        .succeeds();
+    assert!(
+        env.dir
+            .path()
+            .join(".claude/channels/slack/sessions/stm/U1")
+            .is_dir()
+    );
+}
+
+/// `init` with both a folder and another `--state-dir` is ambiguous.
+#[test]
+fn init_refuses_two_different_folders() {
+    let env = TestEnv::uninitialised();
+    env.run(["init", "/elsewhere/x"])
+        .fails(Exit::Usage)
+        .stderr_has("give one");
+    assert!(!Path::new("/elsewhere").exists());
+    assert!(!env.state_dir().exists());
 }
 
 // --- 10: an unknown user ------------------------------------------------------
