@@ -396,6 +396,10 @@ pub struct CompactArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Started by `ask` in the background: a failure also goes to the failure log
+    #[arg(long, hide = true)]
+    pub background: bool,
+
     #[command(flatten)]
     pub claude: ClaudeArgs,
 }

@@ -3,6 +3,7 @@
 //! message id, a broker that logs replies itself.
 
 use std::path::Path;
+use std::time::Duration;
 
 use crate::common::{Exit, Run, TestEnv, ask, fake_claude, stdout_of, tree};
 use predicates::prelude::*;
@@ -570,4 +571,134 @@ fn help_says_a_text_starting_with_a_dash_goes_after_the_separator() {
             .succeeds()
             .stdout_has("starts with `-`");
     }
+}
+
+// --- issue 25, 5: an operator sees what failed --------------------------------
+
+/// `ask`'s background compaction ran with its output thrown away: a
+/// compaction that failed there was seen by nobody. Its failure goes to
+/// `logs/claude-session.log` (0600), and `session status` and `doctor` show it.
+#[test]
+fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    for i in 0..5 {
+        env.append(&["--user", "U1"], &format!("message {i}"));
+    }
+    // A claude that answers the reply, then refuses every later call.
+    let claude = env.dir.path().join("claude-then-401");
+    let answered = env.dir.path().join("answered");
+    crate::common::write_file(
+        &claude,
+        format!(
+            "#!/bin/sh\nif [ -e '{answered}' ]; then\n  \
+             FAKE_CLAUDE_IS_ERROR=1 FAKE_CLAUDE_REPLY='Failed to authenticate. API Error: 401 invalid x-api-key' \
+             exec '{fake}' \"$@\"\nfi\ntouch '{answered}'\nexec '{fake}' \"$@\"\n",
+            answered = answered.display(),
+            fake = fake_claude().display()
+        )
+        .as_bytes(),
+    );
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.run(["ask", "--user", "U1", "--claude-bin"])
+        .arg(&claude)
+        .args(["--", "hi"])
+        .succeeds()
+        .stdout_has("fake reply to: hi");
+    let log = env.state_dir().join("logs/claude-session.log");
+    assert!(
+        crate::common::wait_for(Duration::from_secs(20), Duration::from_millis(50), || {
+            std::fs::read_to_string(&log).is_ok_and(|t| t.ends_with('\n'))
+        }),
+        "the background compaction's failure was not logged"
+    );
+    assert_eq!(crate::common::mode_of(&log), 0o600);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(entry["task"], "background compaction");
+    assert_eq!(entry["who"], "U1");
+    assert_eq!(entry["exit"], 6);
+    assert!(entry["error"].as_str().unwrap().contains("401"), "{entry}");
+
+    env.run(["session", "status"])
+        .succeeds()
+        .stdout_has("background compaction (U1)")
+        .stdout_has("401");
+    let status = env.run(["--json", "session", "status"]).succeeds().json();
+    assert_eq!(status["recentFailures"][0]["task"], "background compaction");
+    let doctor = Run::new(env.cmd())
+        .args(["--json", "doctor", "--claude-bin"])
+        .arg(fake_claude())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .output();
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "background")
+        .unwrap_or_else(|| panic!("no background check: {report}"))
+        .clone();
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(check["detail"].as_str().unwrap().contains("401"), "{check}");
+}
+
+/// With `claude` missing, `maintain -q` printed one error per user and day
+/// (78 lines for 13 users × 6 days) on every cron run. After the first
+/// failure that every user would meet, the LLM tasks stop and one line
+/// says why; the other tasks still run; the failure is logged.
+#[test]
+fn maintain_stops_its_llm_tasks_after_a_failure_every_user_would_meet() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    for user in ["U1", "U2", "U3", "U4"] {
+        for day in 15..21 {
+            env.run(["append", "--user", user, "--ts"])
+                .arg(format!("2026-03-{day}T10:00:00Z"))
+                .args(["--", "hello"])
+                .succeeds();
+        }
+    }
+    let done = env
+        .run([
+            "maintain",
+            "-q",
+            "--now",
+            "2026-03-22T12:00:00Z",
+            "--claude-bin",
+            "/nonexistent/claude",
+        ])
+        .fails(Exit::ClaudeNotFound)
+        .stdout_is("");
+    let stderr = done.stderr();
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one line, not one per user: {stderr}"
+    );
+    assert!(stderr.contains("LLM tasks stopped"), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+
+    let report = env
+        .run([
+            "--json",
+            "maintain",
+            "--now",
+            "2026-03-22T12:00:00Z",
+            "--claude-bin",
+            "/nonexistent/claude",
+        ])
+        .fails(Exit::ClaudeNotFound)
+        .json();
+    assert_eq!(report["errors"], 1, "{report}");
+    let tasks = report["tasks"].as_array().unwrap();
+    let task = |name: &str| tasks.iter().find(|t| t["task"] == name).unwrap().clone();
+    assert!(
+        task("daily")["leftForNextRun"].as_u64().unwrap() >= 6,
+        "{report}"
+    );
+    assert_eq!(task("prune")["errors"], serde_json::json!([]));
+    assert_eq!(task("stm-expiry")["errors"], serde_json::json!([]));
+    let logged = std::fs::read_to_string(env.state_dir().join("logs/claude-session.log")).unwrap();
+    assert!(logged.contains("maintain compact"), "{logged}");
 }

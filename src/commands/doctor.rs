@@ -104,6 +104,7 @@ const CHECKS: &[CheckFn] = &[
     state_dir,
     file_system,
     config,
+    recent_failures,
     live_call,
 ];
 
@@ -509,5 +510,43 @@ fn live_call(setup: &Setup) -> Check {
                 "see the message; then run doctor --live again",
             )
         }
+    }
+}
+
+/// Failures of background work in the last day (the failure log).
+fn recent_failures(setup: &Setup) -> Check {
+    const NAME: &str = "background";
+    let Ok(dir) = &setup.state_dir else {
+        return Check {
+            status: Status::Skipped,
+            ..Check::ok(NAME, "needs a state dir")
+        };
+    };
+    let layout = Layout::new(dir.clone());
+    match crate::memory::failures::since_in(&layout, chrono::Utc::now(), 24) {
+        Ok(found) if found.is_empty() => {
+            Check::ok(NAME, "no failure of background work in the last 24 hours")
+        }
+        Ok(found) => Check::warn(
+            NAME,
+            format!(
+                "{} failure(s) of background work in the last 24 hours; the newest: {}",
+                found.len(),
+                crate::commands::session::describe_failure(found.last().expect("not empty"))
+            ),
+            format!(
+                "fix what it names; `claude-session session status` lists the recent ones, \
+                 {} holds them all",
+                layout
+                    .logs_dir()
+                    .join(crate::memory::failures::FILE_NAME)
+                    .display()
+            ),
+        ),
+        Err(e) => Check::warn(
+            NAME,
+            format!("could not read the failure log: {e:#}"),
+            "check that the state dir's logs/ folder is readable",
+        ),
     }
 }

@@ -18,6 +18,8 @@ mod status;
 mod topics;
 mod users;
 
+pub use status::describe_failure;
+
 use std::io::Read as _;
 use std::path::Path;
 
