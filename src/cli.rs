@@ -89,7 +89,7 @@ pub enum Command {
     /// One pass of every scheduled task (expiry, rotation, summaries, prune); for cron
     #[command(after_help = MAINTAIN_EXAMPLES)]
     Maintain(MaintainArgs),
-    /// Inspect and manage memory: status, users, show, clear, profile, topics, search, export
+    /// Inspect and manage memory: status, users, show, clear, delete, profile, topics, search, export
     #[command(after_help = SESSION_EXAMPLES)]
     Session(SessionArgs),
     /// Check everything a broker needs before going live; say what to fix
@@ -517,6 +517,26 @@ pub enum SessionCommand {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Delete one message and the reply that answers it (LINE's unsend), from the log and archives
+    #[command(
+        after_help = "Examples:\n  claude-session --channel line session delete --user U1 --msg-id 4711\n  \
+        claude-session --channel line session delete --user U1 --conversation C42 --msg-id 4712 --json\n\n\
+        Removes the line the person sent with that id and the reply to it, from the short-term\n\
+        log and the archives, under the memory's lock; search no longer finds them. Summaries\n\
+        already written are left as they are. Deleting a message that is gone changes nothing\n\
+        and exits 0."
+    )]
+    Delete {
+        /// Who sent the message
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
+        user: UserId,
+        /// The platform's message id it was logged with (`--msg-id` of ask or append)
+        #[arg(long, value_name = "ID", value_parser = non_blank, allow_negative_numbers = true)]
+        msg_id: String,
+        /// The group or thread conversation it was sent in
+        #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
+        conversation: Option<ConversationKey>,
+    },
     /// Show, replace or edit a user's profile
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session profile --user U0123ABC\n  \
@@ -677,6 +697,7 @@ impl Command {
                 SessionCommand::Status { user } => user.iter().collect(),
                 SessionCommand::Show { user, .. } => user.iter().collect(),
                 SessionCommand::Clear { user, .. }
+                | SessionCommand::Delete { user, .. }
                 | SessionCommand::Profile { user, .. }
                 | SessionCommand::Export { user, .. } => vec![user],
                 _ => Vec::new(),

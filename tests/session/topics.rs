@@ -233,8 +233,8 @@ fn session_help_lists_every_subcommand() {
     let env = TestEnv::uninitialised();
     let text = env.run(["session", "help"]).succeeds().stdout();
     for sub in [
-        "status", "users", "show", "clear", "profile", "topics", "topic", "forget", "search",
-        "export", "reindex",
+        "status", "users", "show", "clear", "delete", "profile", "topics", "topic", "forget",
+        "search", "export", "reindex",
     ] {
         assert!(
             text.lines()
