@@ -348,6 +348,27 @@ fn state_dir_usable(setup: &Setup) -> Check {
     let mode = match crate::state_dir::folder_mode(sessions) {
         Ok(mode) => mode,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // An explicit state dir is never created on first use (a
+            // vanished mount must not be filled): it must be made once.
+            if setup
+                .origin
+                .as_ref()
+                .is_some_and(|o| !o.created_on_first_use())
+            {
+                return Check::fail(
+                    NAME,
+                    Exit::State,
+                    format!(
+                        "{} does not exist: this is no state dir",
+                        sessions.display()
+                    ),
+                    format!(
+                        "if its file system should be mounted there, mount it; a new state dir \
+                         is made once with `claude-session init {}`",
+                        dir.display()
+                    ),
+                );
+            }
             return Check::warn(
                 NAME,
                 format!("{} does not exist yet", sessions.display()),
