@@ -17,7 +17,7 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0    success
   2    usage error or invalid input (bad flag, id, message text or config value)
-  3    state or I/O error (the state dir could not be read or written, or does not exist)
+  3    state or I/O error (the state dir could not be read or written, or is not one: see init)
   4    a lock stayed held by another process past its deadline
   5    the claude program was not found
   6    claude failed; a retry will not help (auth, bad request, output that is not a reply)
@@ -89,7 +89,7 @@ pub enum Command {
     /// One pass of every scheduled task (expiry, rotation, summaries, prune); for cron
     #[command(after_help = MAINTAIN_EXAMPLES)]
     Maintain(MaintainArgs),
-    /// Inspect and manage memory: status, users, show, clear, profile, topics, search, export
+    /// Inspect and manage memory: status, users, show, clear, delete, profile, topics, search, export
     #[command(after_help = SESSION_EXAMPLES)]
     Session(SessionArgs),
     /// Check everything a broker needs before going live; say what to fix
@@ -98,6 +98,28 @@ pub enum Command {
     /// A read-only MCP server on stdio over one person's (or one conversation's) memory
     #[command(after_help = MCP_EXAMPLES)]
     Mcp(McpArgs),
+    /// Make a new state dir, once, for --state-dir or CLAUDE_SESSION_STATE_DIR to name
+    #[command(after_help = INIT_EXAMPLES)]
+    Init(InitArgs),
+}
+
+const INIT_EXAMPLES: &str = "\
+Examples:
+  claude-session init /srv/bot
+  export CLAUDE_SESSION_STATE_DIR=/srv/bot; claude-session init
+
+A state dir named with --state-dir or CLAUDE_SESSION_STATE_DIR must already
+be one (hold a sessions/ folder): every command refuses it otherwise, with
+exit 3, and creates nothing. So a file system that is not mounted, or a
+typo, fails loudly instead of filling an empty folder. Only the default
+state dir and --channel's folder are created on first use. Running init on
+a state dir that exists changes nothing.";
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder to make a state dir [default: --state-dir, CLAUDE_SESSION_STATE_DIR, --channel or the default]
+    #[arg(value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
 }
 
 const MCP_EXAMPLES: &str = "\
@@ -248,8 +270,10 @@ pub struct MessageArgs {
     #[arg(long, value_name = "NAME")]
     pub display_name: Option<String>,
 
-    /// The message text; read from stdin when not given
-    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    /// The message text; read from stdin when not given. A text that starts
+    /// with `-` goes after `--` (or on stdin): before it, a word that looks
+    /// like a flag must be one
+    #[arg(value_name = "TEXT")]
     pub text: Vec<String>,
 }
 
@@ -372,6 +396,10 @@ pub struct CompactArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Started by `ask` in the background: a failure also goes to the failure log
+    #[arg(long, hide = true)]
+    pub background: bool,
+
     #[command(flatten)]
     pub claude: ClaudeArgs,
 }
@@ -488,6 +516,26 @@ pub enum SessionCommand {
         /// Do not ask for confirmation
         #[arg(long, short = 'y')]
         yes: bool,
+    },
+    /// Delete one message and the reply that answers it (LINE's unsend), from the log and archives
+    #[command(
+        after_help = "Examples:\n  claude-session --channel line session delete --user U1 --msg-id 4711\n  \
+        claude-session --channel line session delete --user U1 --conversation C42 --msg-id 4712 --json\n\n\
+        Removes the line the person sent with that id and the reply to it, from the short-term\n\
+        log and the archives, under the memory's lock; search no longer finds them. Summaries\n\
+        already written are left as they are. Deleting a message that is gone changes nothing\n\
+        and exits 0."
+    )]
+    Delete {
+        /// Who sent the message
+        #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
+        user: UserId,
+        /// The platform's message id it was logged with (`--msg-id` of ask or append)
+        #[arg(long, value_name = "ID", value_parser = non_blank, allow_negative_numbers = true)]
+        msg_id: String,
+        /// The group or thread conversation it was sent in
+        #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
+        conversation: Option<ConversationKey>,
     },
     /// Show, replace or edit a user's profile
     #[command(
@@ -644,11 +692,12 @@ impl Command {
             Command::Context(args) => args.user.iter().collect(),
             Command::Compact(args) => args.user.iter().collect(),
             Command::Mcp(args) => vec![&args.user],
-            Command::Maintain(_) | Command::Doctor(_) => Vec::new(),
+            Command::Maintain(_) | Command::Doctor(_) | Command::Init(_) => Vec::new(),
             Command::Session(args) => match &args.command {
                 SessionCommand::Status { user } => user.iter().collect(),
                 SessionCommand::Show { user, .. } => user.iter().collect(),
                 SessionCommand::Clear { user, .. }
+                | SessionCommand::Delete { user, .. }
                 | SessionCommand::Profile { user, .. }
                 | SessionCommand::Export { user, .. } => vec![user],
                 _ => Vec::new(),

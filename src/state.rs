@@ -31,6 +31,17 @@ impl State {
         })
     }
 
+    /// Make `origin` a state dir (`claude-session init`): its folder and
+    /// `sessions/`, each `0700`. Whether it was made now (`false`: it was
+    /// one already, and nothing changed).
+    pub fn init(origin: &EffectiveStateDir) -> anyhow::Result<bool> {
+        if origin.in_use() {
+            return Ok(false);
+        }
+        crate::store::fs::ensure_dir(Layout::new(&origin.path).sessions_dir())?;
+        Ok(true)
+    }
+
     pub fn fsync(&self) -> bool {
         self.config.durability.fsync
     }

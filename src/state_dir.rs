@@ -3,8 +3,13 @@
 //! platform's state directory for the user. Resolved after parsing (clap
 //! does no I/O); `doctor` and `context --show-config` print the result.
 //!
-//! A command that only reads or maintains never creates a state dir: a
-//! typo in a crontab must fail loudly, not report success on nothing.
+//! The rule of creation: only the two implicit places, the platform
+//! default and `--channel`'s seed folder, are created on first use (by a
+//! command that writes). A state dir named explicitly (`--state-dir` or
+//! `CLAUDE_SESSION_STATE_DIR`) must already be one, made once by
+//! `claude-session init DIR`: a vanished mount, a mount that failed at boot
+//! or a typo then fails loudly (exit 3) and nothing is created in the empty
+//! folder. A command that only reads or maintains never creates one.
 //!
 //! Also the probes `doctor` makes of a state dir: its file system, its
 //! folder's mode, and a write of one temporary file.
@@ -62,11 +67,26 @@ impl EffectiveStateDir {
         layout.sessions_dir().is_dir() || layout.logs_dir().is_dir()
     }
 
+    /// Whether a writing command may create this state dir on first use:
+    /// only the implicit places (the default and `--channel`); an explicit
+    /// one must be made by `init`.
+    pub fn created_on_first_use(&self) -> bool {
+        !matches!(self.source, StateDirSource::Flag | StateDirSource::Env)
+    }
+
     /// What to check when the state dir turns out not to exist.
     fn likely_fix(&self) -> String {
         match self.source {
-            StateDirSource::Flag => "check the --state-dir path".into(),
-            StateDirSource::Env => format!("check {STATE_DIR_ENV}"),
+            StateDirSource::Flag => format!(
+                "check the --state-dir path (is its file system mounted?); a new state dir \
+                 is made once with `claude-session init {}`",
+                self.path.display()
+            ),
+            StateDirSource::Env => format!(
+                "check {STATE_DIR_ENV} (is its file system mounted?); a new state dir is \
+                 made once with `claude-session init {}`",
+                self.path.display()
+            ),
             StateDirSource::Channel => format!(
                 "--channel is relative to the current folder ({}): run from the folder \
                  that holds .claude/channels/, or pass --state-dir with an absolute path",
@@ -90,7 +110,7 @@ impl EffectiveStateDir {
             Exit::State,
             format!(
                 "no state dir at {} (from {}): it has no sessions/ (nor logs/) folder; {}. \
-                 `ask` and `append` create a state dir on first use; other commands never do",
+                 only the default state dir and --channel's folder are created on first use",
                 self.path.display(),
                 self.source,
                 self.likely_fix()

@@ -457,7 +457,7 @@ fn no_state_dir_flag_and_no_home_is_a_usage_error_naming_both() {
 
 #[test]
 fn channel_uses_dot_claude_channels_name_in_the_current_dir() {
-    let env = TestEnv::new();
+    let env = TestEnv::uninitialised();
     let cwd = env.dir.path().join("broker");
     std::fs::create_dir_all(&cwd).unwrap();
     env.cmd_without_state_dir()

@@ -1150,3 +1150,114 @@ fn background_compaction_reaches_a_conversation() {
         !env.journal_path("#G1").exists()
     });
 }
+
+// --- issue 25, 4: one run is bounded by the backlog it found ----------------
+
+/// `compact --force` on a person who kept receiving messages did not
+/// return: each round made one call and found new lines beyond the window
+/// (157 calls for a 120-message backlog and 4 writers). A run compacts the
+/// backlog it found, in 1–3 calls, and returns while traffic goes on;
+/// what arrives meanwhile waits for the next run. The same for
+/// `maintain`'s compaction task.
+#[test]
+fn compaction_under_traffic_makes_calls_for_its_backlog_and_returns() {
+    const WRITERS: usize = 4;
+    for command in [
+        &["compact", "--user", "U1", "--force"][..],
+        &["maintain", "--only", "compact"],
+    ] {
+        let env = TestEnv::new();
+        env.write_config(CONFIG);
+        let initial: Vec<String> = (0..130)
+            .map(|i| {
+                line_with(
+                    &format!("2026-03-20T{:02}:{:02}:00Z", i / 60, i % 60),
+                    "user",
+                    &format!("old message {i}"),
+                    &[("msgId", &format!("old-{i}"))],
+                )
+            })
+            .collect();
+        env.import("U1", &initial);
+        let stop = env.dir.path().join("stop");
+        let writers: Vec<Child> = (0..WRITERS)
+            .map(|writer| {
+                env.sh(r#"i=0
+                    while [ ! -e "$STOP" ] && [ "$i" -lt 5000 ]; do
+                        "$BIN" --state-dir "$STATE" append --user U1 --msg-id "w$WRITER-$i" \
+                            -- "writer $WRITER message $i" || exit 1
+                        i=$((i + 1))
+                    done"#)
+                    .env("WRITER", writer.to_string())
+                    .env("STOP", &stop)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn a writer")
+            })
+            .collect();
+        assert!(
+            wait_for(Duration::from_secs(20), Duration::from_millis(20), || env
+                .read_lines("U1")
+                .len()
+                > 140),
+            "the writers never wrote"
+        );
+        let mut run = env.process();
+        run.args(command)
+            .arg("--claude-bin")
+            .arg(fake_claude())
+            .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
+            .env("FAKE_CLAUDE_SLEEP", "0.3")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = run.spawn().expect("spawn the compaction");
+        let started = Instant::now();
+        let returned = wait_for(Duration::from_secs(40), Duration::from_millis(50), || {
+            child.try_wait().unwrap().is_some()
+        });
+        let took = started.elapsed();
+        let calls = env.claude_calls();
+        if !returned {
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().unwrap();
+        std::fs::write(&stop, b"").unwrap();
+        for (writer, child) in writers.into_iter().enumerate() {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "writer {writer}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert!(
+            returned,
+            "{command:?} did not return in {took:?} while traffic went on ({calls} calls)"
+        );
+        assert!(out.status.success(), "{command:?}: {}", stderr_of(&out));
+        assert!(
+            (1..=3).contains(&calls),
+            "{command:?}: {calls} claude calls for a 120-message backlog"
+        );
+        // Nothing lost or doubled: every message once, in the log or the
+        // archive, and the backlog it found is archived.
+        let mut everywhere: HashMap<String, usize> = HashMap::new();
+        for line in env.read_lines("U1").iter().chain(&env.archived_lines("U1")) {
+            *everywhere.entry(msg_id(line)).or_default() += 1;
+        }
+        assert!(everywhere.values().all(|&n| n == 1), "a message twice");
+        for line in &initial {
+            assert_eq!(everywhere.get(&msg_id(line)), Some(&1));
+        }
+        let archived: Vec<String> = env.archived_lines("U1").iter().map(|l| msg_id(l)).collect();
+        assert!(
+            archived.len() >= 120
+                && archived[..120]
+                    == initial[..120].iter().map(|l| msg_id(l)).collect::<Vec<_>>()[..],
+            "{command:?}: the backlog was archived first"
+        );
+    }
+}

@@ -184,7 +184,7 @@ fn profile_and_summary_sections() {
 /// an empty memory; and nothing is created by looking.
 #[test]
 fn no_state_dir_is_an_error_and_creates_nothing() {
-    let env = TestEnv::new();
+    let env = TestEnv::uninitialised();
     env.cmd()
         .args(["context", "--user", "U1"])
         .assert()

@@ -141,3 +141,16 @@ fn a_bare_tool_in_allowed_tools_is_warned_about() {
     assert!(text.contains("allows Read without a pattern"), "{text}");
     assert!(!text.contains("Bash(date) without"), "{text}");
 }
+
+/// Issue 25.2: an explicit state dir that is not one (a mount that is not
+/// there) fails the check, with the way to make one; nothing is created.
+#[test]
+fn an_explicit_state_dir_that_is_not_one_fails_and_names_init() {
+    let env = TestEnv::uninitialised();
+    let text = doctor(&env)
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .fails(Exit::State)
+        .stdout();
+    assert!(text.contains("claude-session init"), "{text}");
+    assert!(!env.state_dir().exists());
+}

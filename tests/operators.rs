@@ -2,7 +2,10 @@
 //! that does not exist, an unknown user, a quiet cron run, a reused
 //! message id, a broker that logs replies itself.
 
-use crate::common::{Exit, TestEnv, ask, fake_claude, stdout_of, tree};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::common::{Exit, Run, TestEnv, ask, fake_claude, stdout_of, tree};
 use predicates::prelude::*;
 
 // --- 9: a state dir that does not exist -------------------------------------
@@ -11,7 +14,7 @@ use predicates::prelude::*;
 /// and reported success: a typo in a crontab did nothing forever.
 #[test]
 fn read_commands_and_maintain_refuse_a_state_dir_that_does_not_exist() {
-    let env = TestEnv::new();
+    let env = TestEnv::uninitialised();
     for args in [
         &["session", "users"][..],
         &["session", "status"],
@@ -66,24 +69,91 @@ fn channel_from_the_wrong_folder_is_refused_with_the_likely_fix() {
 }
 
 #[test]
-fn ask_and_append_create_the_state_dir_on_first_use() {
+fn ask_and_append_refuse_an_explicit_state_dir_that_init_did_not_make() {
     for first in ["ask", "append"] {
-        let env = TestEnv::new();
-        let mut cmd = env.cmd();
-        cmd.args([first, "--user", "U1"]);
-        if first == "ask" {
-            cmd.arg("--claude-bin").arg(fake_claude());
+        let env = TestEnv::uninitialised();
+        // A folder that is there but empty: a mount point whose file
+        // system is gone.
+        std::fs::create_dir_all(env.state_dir()).unwrap();
+        let run = |cmd: assert_cmd::Command| {
+            let mut run = Run::new(cmd).args([first, "--user", "U1"]);
+            if first == "ask" {
+                run = run.arg("--claude-bin").arg(fake_claude());
+            }
+            run.args(["--msg-id", "m1", "--", "hello"])
+        };
+        run(env.cmd())
+            .fails(Exit::State)
+            .stdout_is("")
+            .stderr_has(&env.state_dir().display().to_string())
+            .stderr_has("is its file system mounted?")
+            .stderr_has("claude-session init");
+        let mut from_env = env.cmd_without_state_dir();
+        from_env.env("CLAUDE_SESSION_STATE_DIR", env.state_dir());
+        run(from_env)
+            .fails(Exit::State)
+            .stderr_has("check CLAUDE_SESSION_STATE_DIR");
+        for args in [
+            &["session", "profile", "--user", "U1", "--set", "-"][..],
+            &["session", "topic", "set", "tea", "-"],
+        ] {
+            env.run(args).stdin("x").fails(Exit::State);
         }
-        cmd.args(["--", "hello"]).assert().success();
+        assert_eq!(
+            std::fs::read_dir(env.state_dir()).unwrap().count(),
+            0,
+            "{first} created something in the empty folder"
+        );
+        assert_eq!(env.claude_calls(), 0);
+        // Made once, it works, and every command works on it.
+        env.run(["init", &env.state_dir().display().to_string()])
+            .succeeds()
+            .stdout_has("made a state dir");
+        run(env.cmd()).succeeds();
         assert_eq!(env.messages("U1")[0]["text"], "hello", "{first}");
-        // Then the read commands work on it.
-        env.cmd().args(["session", "users"]).assert().success();
-        env.cmd()
-            .args(["maintain", "-q"])
-            .assert()
-            .success()
-            .stdout("");
+        env.run(["session", "users"]).succeeds();
+        env.run(["maintain", "-q"]).succeeds().stdout_is("");
+        // A second init changes nothing.
+        let before = tree(&env.sessions_dir());
+        let shown = env.run(["--json", "init"]).succeeds().json();
+        assert_eq!(shown["created"], false);
+        assert_eq!(tree(&env.sessions_dir()), before);
     }
+}
+
+/// The implicit places stay easy: the default state dir and `--channel`'s
+/// folder are made on first use, with no `init`.
+#[test]
+fn the_default_state_dir_and_channel_are_created_on_first_use() {
+    let env = TestEnv::uninitialised();
+    Run::new(env.cmd_without_state_dir())
+        .args(["append", "--user", "U1", "--", "hi"])
+        .succeeds();
+    assert!(
+        env.home()
+            .join(".local/state/claude-session/sessions/stm/U1")
+            .is_dir()
+    );
+    Run::new(env.cmd_without_state_dir())
+        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
+        .succeeds();
+    assert!(
+        env.dir
+            .path()
+            .join(".claude/channels/slack/sessions/stm/U1")
+            .is_dir()
+    );
+}
+
+/// `init` with both a folder and another `--state-dir` is ambiguous.
+#[test]
+fn init_refuses_two_different_folders() {
+    let env = TestEnv::uninitialised();
+    env.run(["init", "/elsewhere/x"])
+        .fails(Exit::Usage)
+        .stderr_has("give one");
+    assert!(!Path::new("/elsewhere").exists());
+    assert!(!env.state_dir().exists());
 }
 
 // --- 10: an unknown user ------------------------------------------------------
@@ -407,4 +477,228 @@ fn chat_clear_from_a_stranger_makes_no_lock_file() {
         .filter(|p| p.contains("U2"))
         .collect();
     assert!(strangers.is_empty(), "{strangers:?}");
+}
+
+// --- issue 25, 1: an unknown flag is an error, not the message ---------------
+
+/// `ask --user U1 --stram -- hi` sent `--stram -- hi` to claude and into
+/// memory; `--msgid 5` lost redelivery safety; `--conversaton C1` put a
+/// group message into a private log. Any token before `--` that looks like
+/// a flag and is not one is a usage error naming it, with a suggestion,
+/// and nothing is stored or called.
+#[test]
+fn an_unknown_flag_before_the_separator_is_a_usage_error_naming_it() {
+    let env = TestEnv::new();
+    env.append(&["--user", "U1"], "first");
+    let before = tree(&env.sessions_dir());
+    for (args, named, suggested) in [
+        (
+            &["ask", "--user", "U1", "--stram", "--", "hi"][..],
+            "--stram",
+            "--stream",
+        ),
+        (
+            &["ask", "--user", "U1", "--msgid", "5", "--", "hi"],
+            "--msgid",
+            "--msg-id",
+        ),
+        (
+            &["ask", "--user", "U1", "--conversaton", "C1", "--", "hi"],
+            "--conversaton",
+            "--conversation",
+        ),
+        (
+            &["ask", "--user", "U1", "hi", "--stram"],
+            "--stram",
+            "--stream",
+        ),
+        (&["ask", "--usr", "U1", "--", "hi"], "--usr", "--user"),
+        (
+            &["append", "--user", "U1", "--rol", "assistant", "--", "hi"],
+            "--rol",
+            "--role",
+        ),
+        (&["append", "--usr", "U1", "--", "hi"], "--usr", "--user"),
+        (
+            &["append", "--user", "U1", "hello", "--msgid", "5"],
+            "--msgid",
+            "--msg-id",
+        ),
+        (
+            &["context", "--user", "U1", "--windw", "5"],
+            "--windw",
+            "--window",
+        ),
+    ] {
+        let run = if args[0] == "ask" {
+            env.ask(&args[1..])
+        } else {
+            env.run(args)
+        };
+        run.fails(Exit::Usage)
+            .stderr_has(&format!("'{named}'"))
+            .stderr_has(&format!("'{suggested}'"));
+    }
+    // A text that starts with `-` is an error too before `--` …
+    env.run(["append", "--user", "U1", "-5 degrees"])
+        .fails(Exit::Usage)
+        .stderr_has("--");
+    assert_eq!(
+        tree(&env.sessions_dir()),
+        before,
+        "a refused command changed the state dir"
+    );
+    assert_eq!(env.claude_calls(), 0, "a refused ask called claude");
+    // … and is the message after it, or on stdin.
+    env.append(&["--user", "U1"], "--stram -5 degrees");
+    env.run(["append", "--user", "U1"])
+        .stdin("-x on stdin")
+        .succeeds();
+    let texts: Vec<String> = env
+        .messages("U1")
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(texts, ["first", "--stram -5 degrees", "-x on stdin"]);
+}
+
+/// `--help` says where a text that starts with `-` goes.
+#[test]
+fn help_says_a_text_starting_with_a_dash_goes_after_the_separator() {
+    let env = TestEnv::new();
+    for command in ["ask", "append"] {
+        env.run([command, "--help"])
+            .succeeds()
+            .stdout_has("starts with `-`");
+    }
+}
+
+// --- issue 25, 5: an operator sees what failed --------------------------------
+
+/// `ask`'s background compaction ran with its output thrown away: a
+/// compaction that failed there was seen by nobody. Its failure goes to
+/// `logs/claude-session.log` (0600), and `session status` and `doctor` show it.
+#[test]
+fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    for i in 0..5 {
+        env.append(&["--user", "U1"], &format!("message {i}"));
+    }
+    // A claude that answers the reply, then refuses every later call.
+    let claude = env.dir.path().join("claude-then-401");
+    let answered = env.dir.path().join("answered");
+    crate::common::write_file(
+        &claude,
+        format!(
+            "#!/bin/sh\nif [ -e '{answered}' ]; then\n  \
+             FAKE_CLAUDE_IS_ERROR=1 FAKE_CLAUDE_REPLY='Failed to authenticate. API Error: 401 invalid x-api-key' \
+             exec '{fake}' \"$@\"\nfi\ntouch '{answered}'\nexec '{fake}' \"$@\"\n",
+            answered = answered.display(),
+            fake = fake_claude().display()
+        )
+        .as_bytes(),
+    );
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.run(["ask", "--user", "U1", "--claude-bin"])
+        .arg(&claude)
+        .args(["--", "hi"])
+        .succeeds()
+        .stdout_has("fake reply to: hi");
+    let log = env.state_dir().join("logs/claude-session.log");
+    assert!(
+        crate::common::wait_for(Duration::from_secs(20), Duration::from_millis(50), || {
+            std::fs::read_to_string(&log).is_ok_and(|t| t.ends_with('\n'))
+        }),
+        "the background compaction's failure was not logged"
+    );
+    assert_eq!(crate::common::mode_of(&log), 0o600);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(entry["task"], "background compaction");
+    assert_eq!(entry["who"], "U1");
+    assert_eq!(entry["exit"], 6);
+    assert!(entry["error"].as_str().unwrap().contains("401"), "{entry}");
+
+    env.run(["session", "status"])
+        .succeeds()
+        .stdout_has("background compaction (U1)")
+        .stdout_has("401");
+    let status = env.run(["--json", "session", "status"]).succeeds().json();
+    assert_eq!(status["recentFailures"][0]["task"], "background compaction");
+    let doctor = Run::new(env.cmd())
+        .args(["--json", "doctor", "--claude-bin"])
+        .arg(fake_claude())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .output();
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "background")
+        .unwrap_or_else(|| panic!("no background check: {report}"))
+        .clone();
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(check["detail"].as_str().unwrap().contains("401"), "{check}");
+}
+
+/// With `claude` missing, `maintain -q` printed one error per user and day
+/// (78 lines for 13 users × 6 days) on every cron run. After the first
+/// failure that every user would meet, the LLM tasks stop and one line
+/// says why; the other tasks still run; the failure is logged.
+#[test]
+fn maintain_stops_its_llm_tasks_after_a_failure_every_user_would_meet() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    for user in ["U1", "U2", "U3", "U4"] {
+        for day in 15..21 {
+            env.run(["append", "--user", user, "--ts"])
+                .arg(format!("2026-03-{day}T10:00:00Z"))
+                .args(["--", "hello"])
+                .succeeds();
+        }
+    }
+    let done = env
+        .run([
+            "maintain",
+            "-q",
+            "--now",
+            "2026-03-22T12:00:00Z",
+            "--claude-bin",
+            "/nonexistent/claude",
+        ])
+        .fails(Exit::ClaudeNotFound)
+        .stdout_is("");
+    let stderr = done.stderr();
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one line, not one per user: {stderr}"
+    );
+    assert!(stderr.contains("LLM tasks stopped"), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+
+    let report = env
+        .run([
+            "--json",
+            "maintain",
+            "--now",
+            "2026-03-22T12:00:00Z",
+            "--claude-bin",
+            "/nonexistent/claude",
+        ])
+        .fails(Exit::ClaudeNotFound)
+        .json();
+    assert_eq!(report["errors"], 1, "{report}");
+    let tasks = report["tasks"].as_array().unwrap();
+    let task = |name: &str| tasks.iter().find(|t| t["task"] == name).unwrap().clone();
+    assert!(
+        task("daily")["leftForNextRun"].as_u64().unwrap() >= 6,
+        "{report}"
+    );
+    assert_eq!(task("prune")["errors"], serde_json::json!([]));
+    assert_eq!(task("stm-expiry")["errors"], serde_json::json!([]));
+    let logged = std::fs::read_to_string(env.state_dir().join("logs/claude-session.log")).unwrap();
+    assert!(logged.contains("maintain compact"), "{logged}");
 }

@@ -95,6 +95,13 @@ fn the_streaming_broker_recipe_runs_and_edits_as_deltas_arrive() {
     let binary = Path::new(env!("CARGO_BIN_EXE_claude-session"));
     let home = tempfile::tempdir().unwrap();
     let state = home.path().join("state");
+    // The operator made the broker's state dir once, as the README says.
+    let init = Command::new(binary)
+        .arg("init")
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
     let output = Command::new("python3")
         .arg("-c")
         .arg(&blocks[0])

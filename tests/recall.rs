@@ -428,7 +428,7 @@ fn a_person_sees_their_own_memory_and_the_groups_they_are_in_only() {
 
 #[test]
 fn a_missing_state_dir_is_an_error_and_nothing_is_created() {
-    let env = TestEnv::new();
+    let env = TestEnv::uninitialised();
     env.run(["mcp", "--user", "alice"]).fails(Exit::State);
     assert!(!env.state_dir().exists());
 }

@@ -6,6 +6,7 @@
 
 mod chat;
 mod damaged;
+mod delete;
 mod erase;
 mod escaping;
 mod export;

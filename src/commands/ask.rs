@@ -194,6 +194,12 @@ fn ask(
         // The answer was delivered: a failed compaction is retried by the
         // next ask or by maintain, not reported as a failed ask.
         if let Err(e) = result {
+            crate::memory::failures::record(
+                state,
+                "compaction after a reply",
+                Some(turn.key.as_str()),
+                &e,
+            );
             crate::diag::warn(format!(
                 "compaction of {} after the reply failed: {e:#}",
                 turn.key
@@ -444,6 +450,7 @@ fn spawn_background_compaction(
     }
     command
         .arg("compact")
+        .arg("--background")
         .args(match user.conversation_key() {
             Some(key) => ["--conversation".to_owned(), key.as_str().to_owned()],
             None => ["--user".to_owned(), user.as_str().to_owned()],

@@ -12,6 +12,23 @@ use crate::memory::stm;
 use crate::state::State;
 
 pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<()> {
+    let result = run_compaction(state, args, output);
+    // Started by `ask` with nobody reading its stderr: the failure goes
+    // to the failure log, where `session status` and `doctor` show it.
+    if args.background
+        && let Err(e) = &result
+    {
+        let who = args
+            .conversation
+            .as_ref()
+            .map(|k| format!("conversation {}", k.as_str()))
+            .or_else(|| args.user.as_ref().map(|u| u.as_str().to_owned()));
+        crate::memory::failures::record(state, "background compaction", who.as_deref(), e);
+    }
+    result
+}
+
+fn run_compaction(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<()> {
     let options = Options {
         force: args.force,
         dry_run: args.dry_run,

@@ -108,6 +108,7 @@ const CHECKS: &[CheckFn] = &[
     |s| vec![config(s)],
     tools,
     |s| vec![confinement(s)],
+    |s| vec![recent_failures(s)],
     |s| vec![live_call(s)],
 ];
 
@@ -516,6 +517,27 @@ fn state_dir_usable(setup: &Setup) -> Check {
     let mode = match crate::state_dir::folder_mode(sessions) {
         Ok(mode) => mode,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // An explicit state dir is never created on first use (a
+            // vanished mount must not be filled): it must be made once.
+            if setup
+                .origin
+                .as_ref()
+                .is_some_and(|o| !o.created_on_first_use())
+            {
+                return Check::fail(
+                    NAME,
+                    Exit::State,
+                    format!(
+                        "{} does not exist: this is no state dir",
+                        sessions.display()
+                    ),
+                    format!(
+                        "if its file system should be mounted there, mount it; a new state dir \
+                         is made once with `claude-session init {}`",
+                        dir.display()
+                    ),
+                );
+            }
             return Check::warn(
                 NAME,
                 format!("{} does not exist yet", sessions.display()),
@@ -678,6 +700,44 @@ fn live_call(setup: &Setup) -> Check {
                 "see the message; then run doctor --live again",
             )
         }
+    }
+}
+
+/// Failures of background work in the last day (the failure log).
+fn recent_failures(setup: &Setup) -> Check {
+    const NAME: &str = "background";
+    let Ok(dir) = &setup.state_dir else {
+        return Check {
+            status: Status::Skipped,
+            ..Check::ok(NAME, "needs a state dir")
+        };
+    };
+    let layout = Layout::new(dir.clone());
+    match crate::memory::failures::since_in(&layout, chrono::Utc::now(), 24) {
+        Ok(found) if found.is_empty() => {
+            Check::ok(NAME, "no failure of background work in the last 24 hours")
+        }
+        Ok(found) => Check::warn(
+            NAME,
+            format!(
+                "{} failure(s) of background work in the last 24 hours; the newest: {}",
+                found.len(),
+                crate::commands::session::describe_failure(found.last().expect("not empty"))
+            ),
+            format!(
+                "fix what it names; `claude-session session status` lists the recent ones, \
+                 {} holds them all",
+                layout
+                    .logs_dir()
+                    .join(crate::memory::failures::FILE_NAME)
+                    .display()
+            ),
+        ),
+        Err(e) => Check::warn(
+            NAME,
+            format!("could not read the failure log: {e:#}"),
+            "check that the state dir's logs/ folder is readable",
+        ),
     }
 }
 

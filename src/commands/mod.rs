@@ -1,5 +1,5 @@
 //! The command layer: one module per subcommand, each with its `run`
-//! (`append`, `ask`, `compact`, `context`, `doctor`, `maintain`, `mcp`,
+//! (`append`, `ask`, `compact`, `context`, `doctor`, `init`, `maintain`, `mcp`,
 //! `session`, and `search` for `session search`), and beside them what
 //! several share: the in-chat `/session` commands (`chat`), message input
 //! (`input`), shell-completion values (`complete`) and presentation
@@ -18,6 +18,7 @@ pub mod compact;
 pub mod complete;
 pub mod context;
 pub mod doctor;
+pub mod init;
 pub mod input;
 pub mod maintain;
 pub mod mcp;
@@ -46,10 +47,11 @@ pub struct Output {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let output = Output { json: cli.json };
-    // `ask` and `append` create the state dir on first use, as brokers
-    // need, and so do an admin's `profile --set` and `topic set` (which
-    // write what they were given); every other command refuses a state
-    // dir nobody has written.
+    // `ask` and `append` create the default state dir or `--channel`'s
+    // folder on first use, as brokers need, and so do an admin's `profile
+    // --set` and `topic set` (which write what they were given); an
+    // explicit `--state-dir` must already be one (`init` makes it), and
+    // every other command refuses a state dir nobody has written.
     let state = |creates: bool| open_state(&cli, creates);
     match &cli.command {
         Command::Append(args) => append::run(&state(true)?, args, output),
@@ -63,6 +65,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             doctor::run(effective_state_dir(&cli), cli.channel.clone(), args, output)
         }
         Command::Mcp(args) => mcp::run(&state(false)?, args),
+        Command::Init(args) => init::run(&cli, args, output),
     }
 }
 
@@ -74,7 +77,8 @@ pub fn effective_state_dir(cli: &Cli) -> anyhow::Result<EffectiveStateDir> {
 
 fn open_state(cli: &Cli, may_be_new: bool) -> anyhow::Result<State> {
     let dir = effective_state_dir(cli)?;
-    if !may_be_new && !dir.in_use() {
+    let may_create = may_be_new && dir.created_on_first_use();
+    if !may_create && !dir.in_use() {
         // No seed folder can be there: an id outside the rules is the
         // first thing to report.
         for user in cli.command.user_ids() {

@@ -1,7 +1,8 @@
 //! The rules of memory: what a message is (`message`), the short-term log
 //! (`stm`), what the context holds (`context`), compaction (`compaction`),
 //! profiles, topic notes and their index (`ltm`), tiered summaries
-//! (`summaries`), expiry (`expiry`), costs and budgets (`ledger`), whose
+//! (`summaries`), expiry (`expiry`), costs and budgets (`ledger`), the failure log of
+//! background work (`failures`), whose
 //! memory a folder is (`owners`, `people`), search and recall (`search`,
 //! `recall`), everything of one user at once (`user_data`: stats, erase,
 //! export), the move out of the old layout (`migration`), log rotation and
@@ -13,6 +14,7 @@
 pub mod compaction;
 pub mod context;
 pub mod expiry;
+pub mod failures;
 pub mod housekeeping;
 pub mod ledger;
 pub mod ltm;

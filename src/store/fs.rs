@@ -24,11 +24,10 @@ pub fn ensure_dir(path: &Path) -> anyhow::Result<()> {
             break;
         }
     }
-    DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-        .with_context(|| format!("could not create folder {}", path.display()))?;
+    create_dir_racing(path, |path| {
+        DirBuilder::new().recursive(true).mode(0o700).create(path)
+    })
+    .with_context(|| format!("could not create folder {}", path.display()))?;
     let mut created = path;
     while created != existing {
         let Some(parent) = created.parent() else {
@@ -42,6 +41,42 @@ pub fn ensure_dir(path: &Path) -> anyhow::Result<()> {
         created = parent;
     }
     Ok(())
+}
+
+/// `mkdir` (with its parents) that another host may race. On a FUSE mount
+/// (GlusterFS) the loser's `mkdir` says `EEXIST` while its client still
+/// believes the name absent, so the standard library's "it is a folder
+/// now" check fails and the race surfaces as "File exists". Retried,
+/// after listing the parent, until the name is seen as a folder (or, for
+/// something else in the way, at once an error), for at most the
+/// stale-handle deadline.
+fn create_dir_racing(path: &Path, mkdir: impl Fn(&Path) -> io::Result<()>) -> io::Result<()> {
+    let deadline = crate::store::shared::stale_deadline();
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match mkdir(path) {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::AlreadyExists | io::ErrorKind::NotFound
+                ) || crate::store::shared::is_stale(&e) =>
+            {
+                if let Some(parent) = path.parent() {
+                    let _ = crate::store::shared::list(parent, None);
+                }
+                match std::fs::symlink_metadata(path) {
+                    Ok(meta) if meta.is_dir() => return Ok(()),
+                    // A file or a link in the way: no race, a real error.
+                    Ok(_) => return Err(e),
+                    Err(_) if std::time::Instant::now() < deadline => {}
+                    Err(_) => return Err(e),
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Create the parent folder of `path` if it is missing.
@@ -226,4 +261,39 @@ pub fn len_of(path: &Path) -> anyhow::Result<Option<u64>> {
     crate::store::shared::real_len(&file)
         .map(Some)
         .with_context(|| format!("could not read {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// Two hosts making the first folder of a fresh state dir: the loser's
+    /// `mkdir` says "File exists" while the folder is not yet seen.
+    #[test]
+    fn a_folder_made_by_another_host_meanwhile_is_no_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions/stm/U1");
+        let calls = Cell::new(0);
+        create_dir_racing(&path, |p| {
+            calls.set(calls.get() + 1);
+            if calls.get() == 1 {
+                // The other host's mkdir wins; ours is told so, and the
+                // standard library's check of the name still fails.
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+            }
+            DirBuilder::new().recursive(true).create(p)
+        })
+        .unwrap();
+        assert!(path.is_dir());
+        assert_eq!(calls.get(), 2);
+        // A file in the way is an error at once.
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let err =
+            create_dir_racing(&file, |p| DirBuilder::new().recursive(true).create(p)).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert!(ensure_dir(&file).is_err());
+    }
 }

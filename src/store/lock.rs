@@ -11,8 +11,6 @@ use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
-
 use crate::store::fs::open_creating_parent;
 
 pub use crate::error::LockTimeout;
@@ -48,36 +46,86 @@ impl FileLock {
     }
 
     /// Take the lock if it is free; `Ok(None)` if another process holds it.
+    ///
+    /// On a shared file system every step can meet another host's change:
+    /// the open can find the lock file half-created by another mount
+    /// (`EEXIST` through `O_CREAT`) or removed (`ESTALE`, `ENOENT`), and so
+    /// can the `flock` and the check that the path still names the file.
+    /// Each is a lock file that changed under us: start over, for at most
+    /// the stale-handle deadline (`durability.lockTimeoutMs`).
     pub fn try_acquire(path: &Path) -> anyhow::Result<Option<Self>> {
-        loop {
-            // A lock file another host removed (an erase) may give a stale
-            // handle for a moment: retried.
-            let file = open_creating_parent(path, |path| {
-                crate::store::shared::retry_stale(path, || {
-                    OpenOptions::new()
-                        .read(true)
-                        .write(true)
-                        .create(true)
-                        .truncate(false)
-                        .mode(0o600)
-                        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                        .open(path)
-                })
-            })?;
-            match file.try_lock() {
-                Ok(()) => {}
-                Err(TryLockError::WouldBlock) => return Ok(None),
-                Err(TryLockError::Error(e)) => {
-                    return Err(e).with_context(|| format!("could not lock {}", path.display()));
-                }
+        Self::try_acquire_with(
+            path,
+            crate::store::shared::stale_deadline(),
+            |path| {
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .mode(0o600)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                    .open(path)
+            },
+            |file| file.try_lock(),
+        )
+    }
+
+    /// [`FileLock::try_acquire`] with its open and its `flock` given (so a
+    /// test can make them fail as a shared file system does).
+    fn try_acquire_with(
+        path: &Path,
+        deadline: Instant,
+        open: impl Fn(&Path) -> std::io::Result<File>,
+        lock: impl Fn(&File) -> Result<(), TryLockError>,
+    ) -> anyhow::Result<Option<Self>> {
+        let mut pause = Duration::from_millis(1);
+        // Whether `e` is worth starting over for; if so, after a pause.
+        let mut start_over = |e: &anyhow::Error| -> bool {
+            let changed = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(changed_under_us)
+            });
+            if !changed || Instant::now() >= deadline {
+                return false;
             }
-            // The holder before us may have removed the file: then our lock
-            // is on an orphan inode and guards nothing. Start over.
-            if still_linked(&file, path)? {
-                return Ok(Some(Self {
-                    file,
-                    path: path.to_owned(),
-                }));
+            // Listing the folder makes a FUSE client look the name up again.
+            if let Some(dir) = path.parent() {
+                let _ = crate::store::shared::list(dir, None);
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(50));
+            true
+        };
+        loop {
+            let file = match open_creating_parent(path, &open) {
+                Ok(file) => file,
+                Err(e) if start_over(&e) => continue,
+                Err(e) => return Err(e.context(format!("could not lock {}", path.display()))),
+            };
+            let failure = match lock(&file) {
+                Ok(()) => match still_linked(&file, path) {
+                    // The holder before us may have removed the file: then
+                    // our lock is on an orphan inode and guards nothing.
+                    Ok(true) => {
+                        return Ok(Some(Self {
+                            file,
+                            path: path.to_owned(),
+                        }));
+                    }
+                    Ok(false) => {
+                        anyhow::Error::new(std::io::Error::from_raw_os_error(libc::ESTALE))
+                            .context("the lock file was replaced while we took it")
+                    }
+                    Err(e) => {
+                        anyhow::Error::new(e).context("checking that the lock file is still there")
+                    }
+                },
+                Err(TryLockError::WouldBlock) => return Ok(None),
+                Err(TryLockError::Error(e)) => anyhow::Error::new(e).context("flock"),
+            };
+            if !start_over(&failure) {
+                return Err(failure.context(format!("could not lock {}", path.display())));
             }
         }
     }
@@ -94,15 +142,25 @@ impl FileLock {
     }
 }
 
-fn still_linked(file: &File, path: &Path) -> anyhow::Result<bool> {
-    let held = file
-        .metadata()
-        .with_context(|| format!("could not stat lock file {}", path.display()))?;
+/// An error that means the lock file changed under us (another host
+/// created, removed or replaced it): worth starting over.
+fn changed_under_us(e: &std::io::Error) -> bool {
+    crate::store::shared::is_stale(e)
+        || matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::AlreadyExists
+        )
+}
+
+/// Whether `path` still names the open lock file; `false` when it names
+/// another file or none.
+fn still_linked(file: &File, path: &Path) -> std::io::Result<bool> {
+    let held = file.metadata()?;
     match std::fs::symlink_metadata(path) {
         Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) if crate::store::shared::is_stale(&e) => Ok(false),
-        Err(e) => Err(e).with_context(|| format!("could not stat {}", path.display())),
+        Err(e) => Err(e),
     }
 }
 
@@ -138,5 +196,83 @@ mod tests {
         // A third party gets nothing while the second holds the new inode.
         assert!(FileLock::try_acquire(&path).unwrap().is_none());
         drop(second);
+    }
+
+    /// What a GlusterFS mount does when another host removes or creates the
+    /// lock file at the same moment: each step fails once in a while.
+    #[test]
+    fn a_lock_file_changing_under_us_is_started_over_at_every_step() {
+        use std::cell::Cell;
+        use std::io::{Error, ErrorKind};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inflight/m.lock");
+        let real_open = |path: &Path| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+        };
+        let later = Instant::now() + Duration::from_secs(5);
+        for failing_open in [
+            Error::from_raw_os_error(libc::ESTALE),
+            Error::from(ErrorKind::AlreadyExists),
+            Error::from(ErrorKind::NotFound),
+        ] {
+            let failures = Cell::new(0);
+            let kind = failing_open.raw_os_error();
+            let open = |p: &Path| {
+                if failures.get() < 2 {
+                    failures.set(failures.get() + 1);
+                    return Err(match kind {
+                        Some(code) => Error::from_raw_os_error(code),
+                        None => Error::from(failing_open.kind()),
+                    });
+                }
+                real_open(p)
+            };
+            let lock = FileLock::try_acquire_with(&path, later, open, |f| f.try_lock())
+                .unwrap()
+                .expect("free");
+            assert_eq!(failures.get(), 2);
+            drop(lock);
+        }
+        // The flock itself: a stale handle, then "no such file".
+        let failures = Cell::new(0);
+        let lock = FileLock::try_acquire_with(&path, later, real_open, |f| {
+            failures.set(failures.get() + 1);
+            match failures.get() {
+                1 => Err(TryLockError::Error(Error::from_raw_os_error(libc::ESTALE))),
+                2 => Err(TryLockError::Error(Error::from(ErrorKind::NotFound))),
+                _ => f.try_lock(),
+            }
+        })
+        .unwrap()
+        .expect("free");
+        assert_eq!(failures.get(), 3);
+        // A lock held elsewhere is still "held", not an error.
+        assert!(FileLock::try_acquire(&path).unwrap().is_none());
+        drop(lock);
+        // Past the deadline, the stale handle is the error it is, naming
+        // the step.
+        let err = FileLock::try_acquire_with(&path, Instant::now(), real_open, |_| {
+            Err(TryLockError::Error(Error::from_raw_os_error(libc::ESTALE)))
+        })
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("flock"), "{err:#}");
+        assert!(err.chain().any(|c| {
+            c.downcast_ref::<Error>()
+                .is_some_and(crate::store::shared::is_stale)
+        }));
+        // Other errors are not retried.
+        let err = FileLock::try_acquire_with(
+            &path,
+            later,
+            |_| Err(Error::from_raw_os_error(libc::EACCES)),
+            |f| f.try_lock(),
+        )
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("could not open"), "{err:#}");
     }
 }

@@ -34,6 +34,12 @@ pub fn set_stale_retry(limit: Duration) {
     STALE_RETRY_MS.store(limit.as_millis() as u64, Ordering::Relaxed);
 }
 
+/// When a stale handle met now stops being retried: the lock deadline
+/// from now.
+pub fn stale_deadline() -> Instant {
+    Instant::now() + Duration::from_millis(STALE_RETRY_MS.load(Ordering::Relaxed))
+}
+
 /// Read size for `O_DIRECT` reads, a multiple of [`ALIGN`].
 const CHUNK: usize = 256 * 1024;
 
@@ -57,7 +63,7 @@ pub fn applies_to(path: &Path) -> bool {
 /// `path` before each retry, for at most the lock deadline. A stale handle
 /// after that is returned as the error it is.
 pub fn retry_stale<T>(path: &Path, mut op: impl FnMut() -> io::Result<T>) -> io::Result<T> {
-    let deadline = Instant::now() + Duration::from_millis(STALE_RETRY_MS.load(Ordering::Relaxed));
+    let deadline = stale_deadline();
     let mut pause = Duration::from_millis(1);
     loop {
         match op() {

@@ -57,7 +57,21 @@ impl Default for TestEnv {
 }
 
 impl TestEnv {
+    /// A world whose state dir was made the documented way, by
+    /// `claude-session init` (an explicit `--state-dir` must already be a
+    /// state dir): it holds an empty `sessions/` and nothing else.
     pub fn new() -> Self {
+        let env = Self::uninitialised();
+        env.cmd_without_state_dir()
+            .arg("init")
+            .arg(env.state_dir())
+            .assert()
+            .success();
+        env
+    }
+
+    /// A world with no state dir at all: `<tmp>/state` does not exist.
+    pub fn uninitialised() -> Self {
         let dir = tempfile::Builder::new()
             .prefix("claude-session-test-")
             .tempdir()
@@ -67,8 +81,8 @@ impl TestEnv {
         Self { dir }
     }
 
-    /// `<tmp>/state`: passed as `--state-dir` by [`TestEnv::cmd`]. Not
-    /// created here: the tool must create what it needs.
+    /// `<tmp>/state`: passed as `--state-dir` by [`TestEnv::cmd`]. Made by
+    /// [`TestEnv::new`] with `init`; the tool creates everything in it.
     pub fn state_dir(&self) -> PathBuf {
         self.dir.path().join("state")
     }

@@ -230,11 +230,11 @@ fn reindex_rebuilds_the_index_from_profiles_and_topics() {
 
 #[test]
 fn session_help_lists_every_subcommand() {
-    let env = TestEnv::new();
+    let env = TestEnv::uninitialised();
     let text = env.run(["session", "help"]).succeeds().stdout();
     for sub in [
-        "status", "users", "show", "clear", "profile", "topics", "topic", "forget", "search",
-        "export", "reindex",
+        "status", "users", "show", "clear", "delete", "profile", "topics", "topic", "forget",
+        "search", "export", "reindex",
     ] {
         assert!(
             text.lines()

@@ -37,6 +37,11 @@ struct Llm<'a> {
     claude: OnceLock<Claude>,
     calls: AtomicU32,
     cost: Mutex<f64>,
+    /// The first failure every user would meet (claude missing, its
+    /// authentication refused, a budget or rate limit reached): once it
+    /// is met, no more LLM work starts and the report says so once.
+    stop: Mutex<Option<(String, anyhow::Error)>>,
+    stopped: std::sync::atomic::AtomicBool,
 }
 
 impl Llm<'_> {
@@ -78,6 +83,43 @@ impl Llm<'_> {
                 .filter(|m| !m.is_empty());
             claude
         }))
+    }
+
+    /// Run one item of LLM work, unless an earlier failure stopped the LLM
+    /// tasks (then it waits for the next run). A failure that every user
+    /// would meet stops them, instead of repeating once per user and day.
+    fn guarded(
+        &self,
+        item: impl std::fmt::Display,
+        work: impl FnOnce() -> anyhow::Result<Done>,
+    ) -> anyhow::Result<Done> {
+        if self.stopped.load(Ordering::SeqCst) {
+            return Ok(Done::Left);
+        }
+        match work() {
+            Err(e) if repeats_for_everyone(&e) => {
+                let mut stop = self.stop.lock().expect("stop lock");
+                if !self.stopped.swap(true, Ordering::SeqCst) {
+                    *stop = Some((item.to_string(), e));
+                }
+                Ok(Done::Left)
+            }
+            other => other,
+        }
+    }
+
+    /// Put the failure that stopped the LLM tasks in `report` (once per
+    /// pass): the one line `-q` prints.
+    fn report_stop(&self, report: &mut TaskReport) {
+        if let Some((item, e)) = self.stop.lock().expect("stop lock").take() {
+            report.error(
+                format!(
+                    "{item}: LLM tasks stopped, as every user would meet this failure (the \
+                     rest of the LLM work waits for the next run; the other tasks ran)"
+                ),
+                &e,
+            );
+        }
     }
 
     fn paid(&self, cost: Option<f64>) {
@@ -129,6 +171,8 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         claude: OnceLock::new(),
         calls: AtomicU32::new(0),
         cost: Mutex::new(0.0),
+        stop: Mutex::new(None),
+        stopped: std::sync::atomic::AtomicBool::new(false),
     };
     let selected = |task: &Task| args.only.is_empty() || args.only.contains(task);
     let mut reports = Vec::new();
@@ -149,6 +193,22 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         reports.push(report);
     }
 
+    // Nobody may read cron's mail: every error goes to the failure log
+    // too, where `session status` and `doctor` show it.
+    if !args.dry_run {
+        for report in &reports {
+            let exit = report.exit.unwrap_or(Exit::State).code();
+            for error in &report.errors {
+                crate::memory::failures::record_text(
+                    state,
+                    &format!("maintain {}", report.task.name()),
+                    None,
+                    exit,
+                    error,
+                );
+            }
+        }
+    }
     let calls = llm.calls.load(Ordering::SeqCst);
     let cost = *llm.cost.lock().expect("cost lock");
     let pass = PassReport::new(&reports, now, args.dry_run, calls, cost);
@@ -156,7 +216,12 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
     if output.json {
         print_json(&pass)?;
     } else if quiet {
-        // -q (cron): nothing on success; the errors, on stderr.
+        // -q (cron): nothing on success; the errors, on stderr; one error
+        // (a stop of the LLM tasks is one) is one line.
+        if pass.errors == 1 {
+            let exit = pass.first_exit().unwrap_or(Exit::State);
+            return Err(failure(exit, pass.error_lines().remove(0)));
+        }
         pass.errors_to_stderr();
     } else {
         print_text(&pass.render())?;
@@ -217,6 +282,18 @@ fn log_rotation(
     now: DateTime<Utc>,
     report: &mut TaskReport,
 ) -> anyhow::Result<()> {
+    match crate::memory::failures::rotate_if_due(state, now, args.dry_run) {
+        Ok(None) => {}
+        Ok(Some(target)) => {
+            report.done += 1;
+            report.actions.push(if args.dry_run {
+                format!("would archive the failure log {}", target.display())
+            } else {
+                format!("archived the failure log as {}", target.display())
+            });
+        }
+        Err(e) => report.error("the failure log", &e),
+    }
     for log in housekeeping::logs_due(state, now)? {
         if args.dry_run {
             report.done += 1;
@@ -264,35 +341,40 @@ fn compact(
     };
     let not_json = std::sync::atomic::AtomicUsize::new(0);
     let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
-        // Each call of a compaction (a backlog takes several) is reserved.
-        let gate = || llm.next_call();
-        let outcome = compaction::compact_user(state, user, &gate, options)?;
-        Ok(match outcome {
-            Outcome::Compacted {
-                compacted,
-                cost_usd,
-                not_json: unusable,
-                ..
-            } => {
-                llm.paid(cost_usd);
-                not_json.fetch_add(unusable as usize, Ordering::SeqCst);
-                let note = if unusable > 0 {
-                    format!(" ({unusable} reply(ies) not the JSON asked for; profile unchanged)")
-                } else {
-                    String::new()
-                };
-                Done::Did(format!("compacted {user}: {compacted} message(s){note}"))
-            }
-            Outcome::WouldCompact { compact, .. } => {
-                Done::Did(format!("would compact {user}: {compact} message(s)"))
-            }
-            Outcome::Busy => Done::Nothing(format!("{user}: another compaction is running")),
-            Outcome::Deferred { .. } => Done::Left,
-            Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
+        llm.guarded(user, || {
+            // Each call of a compaction (a backlog takes several) is reserved.
+            let gate = || llm.next_call();
+            let outcome = compaction::compact_user(state, user, &gate, options)?;
+            Ok(match outcome {
+                Outcome::Compacted {
+                    compacted,
+                    cost_usd,
+                    not_json: unusable,
+                    ..
+                } => {
+                    llm.paid(cost_usd);
+                    not_json.fetch_add(unusable as usize, Ordering::SeqCst);
+                    let note = if unusable > 0 {
+                        format!(
+                            " ({unusable} reply(ies) not the JSON asked for; profile unchanged)"
+                        )
+                    } else {
+                        String::new()
+                    };
+                    Done::Did(format!("compacted {user}: {compacted} message(s){note}"))
+                }
+                Outcome::WouldCompact { compact, .. } => {
+                    Done::Did(format!("would compact {user}: {compact} message(s)"))
+                }
+                Outcome::Busy => Done::Nothing(format!("{user}: another compaction is running")),
+                Outcome::Deferred { .. } => Done::Left,
+                Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
+            })
         })
     });
     report.replies_not_json = not_json.into_inner();
     report.tally(results);
+    llm.report_stop(report);
     Ok(())
 }
 
@@ -314,16 +396,19 @@ fn daily(
         summaries::daily_due(state, user, now, args.force)
     })?;
     let results = in_parallel(args.jobs, due, "daily", |(user, day)| {
-        let what = format!("{user} {}", day.format("%Y-%m-%d"));
-        let messages = summaries::messages_of_day(state, user, *day)?;
-        if messages.is_empty() {
-            return Ok(Done::Nothing(String::new()));
-        }
-        llm.summarise(&what, |claude| {
-            summaries::write_daily(state, user, *day, &messages, claude, now)
+        llm.guarded(format!("{user} {}", day.format("%Y-%m-%d")), || {
+            let what = format!("{user} {}", day.format("%Y-%m-%d"));
+            let messages = summaries::messages_of_day(state, user, *day)?;
+            if messages.is_empty() {
+                return Ok(Done::Nothing(String::new()));
+            }
+            llm.summarise(&what, |claude| {
+                summaries::write_daily(state, user, *day, &messages, claude, now)
+            })
         })
     });
     report.tally(results);
+    llm.report_stop(report);
     Ok(())
 }
 
@@ -338,11 +423,14 @@ fn weekly(
         summaries::weekly_due(state, user, now, args.force)
     })?;
     let results = in_parallel(args.jobs, due, "weekly", |(user, week)| {
-        llm.summarise(&format!("{user} {week}"), |claude| {
-            summaries::write_weekly(state, user, *week, claude, now)
+        llm.guarded(format!("{user} {week}"), || {
+            llm.summarise(&format!("{user} {week}"), |claude| {
+                summaries::write_weekly(state, user, *week, claude, now)
+            })
         })
     });
     report.tally(results);
+    llm.report_stop(report);
     Ok(())
 }
 
@@ -416,4 +504,29 @@ fn prune(
             .map(|f| format!("{verb} stale temporary file {}", f.display())),
     );
     Ok(())
+}
+
+/// Whether a failure would be met again by every other user's LLM work:
+/// claude missing, its authentication refused, a budget used up, the
+/// service unavailable for now (a rate limit is the account's). A bad
+/// reply or a timeout may be one user's, and does not stop the pass.
+fn repeats_for_everyone(e: &anyhow::Error) -> bool {
+    match crate::error::exit_code_of(e) {
+        Exit::ClaudeNotFound | Exit::OverBudget | Exit::ClaudeUnavailable => true,
+        Exit::ClaudeFailed => {
+            let text = format!("{e:#}").to_lowercase();
+            [
+                "authenticat",
+                "api key",
+                "api-key",
+                "401",
+                "403",
+                "credit balance",
+                "/login",
+            ]
+            .iter()
+            .any(|word| text.contains(word))
+        }
+        _ => false,
+    }
 }

@@ -119,11 +119,20 @@ impl<'a> PassReport<'a> {
 
     /// Each error on stderr, named by its task (`-q`: nothing else is said).
     pub fn errors_to_stderr(&self) {
-        for report in self.tasks {
-            for error in &report.errors {
-                crate::diag::error(format!("{}: {error}", report.task.name()));
-            }
+        for line in self.error_lines() {
+            crate::diag::error(line);
         }
+    }
+
+    /// Each error, named by its task.
+    pub fn error_lines(&self) -> Vec<String> {
+        self.tasks
+            .iter()
+            .flat_map(|report| {
+                let task = report.task.name();
+                report.errors.iter().map(move |e| format!("{task}: {e}"))
+            })
+            .collect()
     }
 
     /// The exit code of the first failure: a missing claude is 5, not 3.

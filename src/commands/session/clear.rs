@@ -1,5 +1,6 @@
 //! `session clear`: a user's short-term memory moved to the archive, or
 //! with `--all` everything of the user erased; asks first unless `--yes`.
+//! And `session delete`: one message and its reply.
 
 use std::io::{IsTerminal as _, Write as _};
 
@@ -77,4 +78,55 @@ struct Erased<'a> {
 struct Cleared<'a> {
     user: &'a str,
     archived_messages: usize,
+}
+
+/// `session delete --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeleteJson<'a> {
+    user: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conversation: Option<&'a str>,
+    msg_id: &'a str,
+    /// Whether anything was removed now (false: it was already gone).
+    deleted: bool,
+    #[serde(flatten)]
+    report: &'a crate::memory::user_data::Deleted,
+}
+
+/// `session delete`: one message and its reply, from the log and archives.
+pub(super) fn delete(
+    state: &State,
+    owner: &UserId,
+    sender: &UserId,
+    msg_id: &str,
+    output: Output,
+) -> anyhow::Result<()> {
+    let report = crate::memory::user_data::delete_message(state, owner, sender, msg_id)?;
+    let key = owner.conversation_key();
+    if output.json {
+        return print_json(&DeleteJson {
+            user: sender.as_str(),
+            conversation: key.as_ref().map(|k| k.as_str()),
+            msg_id,
+            deleted: !report.nothing(),
+            report: &report,
+        });
+    }
+    let whose = match key {
+        Some(key) => format!("{sender} in conversation {}", key.as_str()),
+        None => sender.to_string(),
+    };
+    print_text(&if report.nothing() {
+        format!(
+            "no message {msg_id:?} of {whose} is stored (already deleted, or never logged); \
+             nothing changed"
+        )
+    } else {
+        format!(
+            "deleted message {msg_id:?} of {whose} and {} reply(ies), from {} file(s)",
+            report.replies,
+            report.files.len()
+        )
+    })
 }

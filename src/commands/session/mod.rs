@@ -5,7 +5,7 @@
 //! share: the listing (JSON, or a table), a note's `--json`, the "wrote"
 //! report and reading FILE or stdin. One file per group of subcommands:
 //! `status` (channel-wide and one user's numbers), `users` (`users` and
-//! `conversations`), `show`, `clear` (and `clear --all`, the erase),
+//! `conversations`), `show`, `clear` (and `clear --all`, the erase; `delete`, one message),
 //! `profile` (show, `--set`, `--edit`), `topics` (`topics`, `topic
 //! show|set`, `forget`, `reindex`) and `export`. `session search` is
 //! `commands::search`.
@@ -17,6 +17,8 @@ mod show;
 mod status;
 mod topics;
 mod users;
+
+pub use status::describe_failure;
 
 use std::io::Read as _;
 use std::path::Path;
@@ -30,7 +32,7 @@ use crate::commands::{Output, existing_user, print_json, print_text, writable_us
 use crate::error::usage;
 use crate::memory::migration;
 use crate::state::State;
-use clear::clear;
+use clear::{clear, delete};
 use export::export;
 use profile::profile;
 use show::show;
@@ -87,6 +89,18 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         SessionCommand::Clear { user, all, yes } => {
             existing_user(state, user)?;
             clear(state, user, *all, *yes, output)
+        }
+        SessionCommand::Delete {
+            user,
+            msg_id,
+            conversation,
+        } => {
+            let owner = match conversation {
+                Some(key) => migration::conversation_for_writing(state, key)?,
+                None => user.clone(),
+            };
+            existing_user(state, &owner)?;
+            delete(state, &owner, user, msg_id, output)
         }
         SessionCommand::Profile { user, set, edit } => {
             writable_user(state, user)?;

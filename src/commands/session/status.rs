@@ -7,15 +7,21 @@ use chrono::Utc;
 use crate::commands::style::{Style, display_width, human_bytes, pad};
 use crate::commands::{Output, print_json, print_text};
 use crate::layout::UserId;
+use crate::memory::failures;
 use crate::memory::ledger::Spend;
 use crate::memory::people;
 use crate::memory::user_data::{self, UserStats};
 use crate::state::State;
 
 pub(super) fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
-    let status = user_data::channel_status(state, Utc::now())?;
+    let now = Utc::now();
+    let status = user_data::channel_status(state, now)?;
+    // What failed where nobody watched (background compaction, cron).
+    let failures = failures::since(state, now, FAILURES_HOURS)?;
     if output.json {
-        return print_json(&status);
+        let mut value = serde_json::to_value(&status)?;
+        value["recentFailures"] = serde_json::to_value(&failures)?;
+        return print_json(&value);
     }
     let storage: Vec<String> = status
         .storage_bytes
@@ -45,7 +51,33 @@ pub(super) fn status(state: &State, output: Output, style: Style) -> anyhow::Res
             describe_spend(&status.spend.maintenance),
         ],
     ];
+    let mut rows = rows;
+    if failures.is_empty() {
+        rows.push(vec![
+            "failures".into(),
+            format!("none in the last {} days", FAILURES_HOURS / 24),
+        ]);
+    }
+    for failure in failures.iter().rev() {
+        rows.push(vec!["failure".into(), describe_failure(failure)]);
+    }
     print_text(&key_values(style, &rows))
+}
+
+/// How far back `status` shows failures from the failure log.
+const FAILURES_HOURS: i64 = 7 * 24;
+
+/// One failure of the failure log, on one line.
+pub fn describe_failure(failure: &failures::Failure) -> String {
+    let who = failure
+        .who
+        .as_deref()
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default();
+    format!(
+        "{} {}{who}: {} (exit {})",
+        failure.ts, failure.task, failure.error, failure.exit
+    )
 }
 
 fn describe_spend(spend: &Spend) -> String {

@@ -43,9 +43,6 @@ use journal::{Journal, apply_journal_locked, write_journal};
 use plan::{Planned, plan_locked, prefix_unchanged};
 use summarise::{Answer, facts_by_user, next_summary, summarise};
 
-/// A guard against a loop that never converges.
-const MAX_ROUNDS: u32 = 10_000;
-
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Compact anything beyond the context window, even under threshold.
@@ -127,9 +124,13 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
 /// (maintain's `--max-llm-calls`) says to stop here.
 pub type CallGate<'a> = &'a dyn Fn() -> anyhow::Result<Option<Claude>>;
 
-/// Compact one user until under the threshold. `claude` is asked before
-/// every call, so a scan that finds nothing to do needs no claude, and a
-/// cap on calls holds however many rounds a long backlog takes.
+/// Compact one user's backlog: what was beyond the window when the run
+/// started, in as many rounds as its size takes (one call per
+/// 256 KiB of it). Messages that arrive meanwhile wait for the next run, so
+/// the calls follow the backlog, not the traffic, and the run returns
+/// while writers go on. `claude` is asked before every call, so a scan
+/// that finds nothing to do needs no claude, and a cap on calls holds
+/// however many rounds a long backlog takes.
 pub fn compact_user(
     state: &State,
     user: &UserId,
@@ -144,14 +145,20 @@ pub fn compact_user(
     let mut cost: Option<f64> = None;
     let mut kept = 0;
     let mut not_json = 0;
-    for _ in 0..MAX_ROUNDS {
+    // How many messages this run may take: the backlog of its first plan.
+    let mut backlog: Option<usize> = None;
+    loop {
+        let at_most = backlog.map(|b| b.saturating_sub(compacted));
+        if at_most == Some(0) {
+            break;
+        }
         let plan = {
             let _lock = state.lock_user(user)?;
             // A dry run changes nothing, not even a leftover journal.
             if !options.dry_run {
                 recover_locked(state, user)?;
             }
-            plan_locked(state, user, options.force)?
+            plan_locked(state, user, options.force, at_most)?
         };
         let plan = match plan {
             Planned::Nothing { messages } if calls == 0 => {
@@ -160,6 +167,7 @@ pub fn compact_user(
             Planned::Nothing { .. } => break,
             Planned::Compact(plan) => plan,
         };
+        backlog.get_or_insert(plan.beyond_window);
         if options.dry_run {
             return Ok(Outcome::WouldCompact {
                 messages: plan.total,

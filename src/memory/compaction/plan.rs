@@ -31,11 +31,21 @@ pub(super) struct Plan {
     pub(super) messages: Vec<Message>,
     /// Valid messages in the whole log.
     pub(super) total: usize,
+    /// Valid messages beyond the window now (the plan takes them, or its
+    /// chunk of them).
+    pub(super) beyond_window: usize,
     pub(super) previous: Option<Document>,
 }
 
-/// Decide what leaves the log. The caller holds the user lock.
-pub(super) fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::Result<Planned> {
+/// Decide what leaves the log, at most `at_most` valid messages (what is
+/// left of the backlog a run found when it started). The caller holds the
+/// user lock.
+pub(super) fn plan_locked(
+    state: &State,
+    user: &UserId,
+    force: bool,
+    at_most: Option<usize>,
+) -> anyhow::Result<Planned> {
     let path = state.layout.messages_file(user);
     let Some(file) = open_read(&path)? else {
         return Ok(Planned::Nothing { messages: 0 });
@@ -54,10 +64,14 @@ pub(super) fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::
     if total <= limit || total <= window {
         return Ok(Planned::Nothing { messages: total });
     }
-    let leaving = total - window;
-    // The prefix ends where the first kept message starts (or, with a
-    // window of 0, after the last valid line), cut to a chunk.
-    let window_start = if window == 0 {
+    let beyond_window = total - window;
+    let leaving = beyond_window.min(at_most.unwrap_or(usize::MAX));
+    if leaving == 0 {
+        return Ok(Planned::Nothing { messages: total });
+    }
+    // The prefix ends where the first message that stays starts (or, when
+    // every message leaves, after the last valid line), cut to a chunk.
+    let window_start = if leaving == total {
         valid[total - 1].1
     } else {
         valid[leaving].0
@@ -75,6 +89,7 @@ pub(super) fn plan_locked(state: &State, user: &UserId, force: bool) -> anyhow::
         lines,
         messages,
         total,
+        beyond_window,
         previous: stm::summary(state, user)?,
     }))
 }

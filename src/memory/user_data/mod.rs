@@ -1,9 +1,11 @@
 //! Everything of one user, taken as a whole: which files and folders are
 //! theirs, whether an id has any data, the people known, and their archived
 //! lines. Each use of the whole has its own file: `stats` (numbers for
-//! `status` and `users`), `erase` (the erase that leaves nothing behind) and
-//! `export` (copies in three formats).
+//! `status` and `users`), `erase` (the erase that leaves nothing behind),
+//! `delete` (one message and its reply) and `export` (copies in three
+//! formats).
 
+mod delete;
 mod erase;
 mod export;
 mod stats;
@@ -19,6 +21,7 @@ use crate::store::fs::read_optional_text;
 
 /// Bytes under a path, for the per-area numbers of `session status`.
 pub use crate::store::tree::disk_usage;
+pub use delete::{Deleted, delete_message};
 pub use erase::{erase, rebuild_memberships};
 pub use export::{
     ChatExport, export_dir, export_for_chat, export_json, export_json_bytes, export_json_file,
