@@ -581,13 +581,21 @@ fn help_says_a_text_starting_with_a_dash_goes_after_the_separator() {
 #[test]
 fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
     let env = TestEnv::new();
-    env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
+    // The wrapper below runs the fake from tests/: a confined claude may
+    // run only what its own folder holds, unless told.
+    let tests = fake_claude().parent().unwrap().to_owned();
+    env.write_config(&format!(
+        r#"{{"stm":{{"contextWindow":2}},"compacting":{{"threshold":3}},
+            "ask":{{"readablePaths":["{}"]}}}}"#,
+        tests.display()
+    ));
     for i in 0..5 {
         env.append(&["--user", "U1"], &format!("message {i}"));
     }
     // A claude that answers the reply, then refuses every later call.
     let claude = env.dir.path().join("claude-then-401");
-    let answered = env.dir.path().join("answered");
+    // In the fake's log folder: a confined claude may write only there.
+    let answered = env.claude_log().join("answered");
     crate::common::write_file(
         &claude,
         format!(

@@ -440,6 +440,19 @@ impl Claude {
         read.extend(self.readable.iter().cloned());
         let mut write = vec![sandbox.root()];
         write.extend(self.writable.iter().cloned());
+        // What the environment claude gets points it at: certificates to
+        // trust, and a login's config folder the operator passed on.
+        let named = |name: &str| {
+            env.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| PathBuf::from(v))
+        };
+        read.extend(
+            ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"]
+                .iter()
+                .filter_map(|name| named(name)),
+        );
+        write.extend(named("CLAUDE_CONFIG_DIR"));
         confine::Policy { read, write }
     }
 
@@ -557,6 +570,53 @@ mod tests {
                 "--allowedTools",
                 "Read"
             ]
+        );
+    }
+
+    #[test]
+    fn confined_claude_may_reach_its_install_its_folder_and_what_its_env_names() {
+        let claude = Claude {
+            program: "/usr/bin/true".into(),
+            model: None,
+            extra_args: Vec::new(),
+            timeout: Duration::from_secs(1),
+            temp_dir: std::env::temp_dir(),
+            tools: Vec::new(),
+            allowed_tools: Vec::new(),
+            mcp_config: None,
+            max_retries: 0,
+            env: Vec::new(),
+            confinement: confine::Mode::BestEffort,
+            readable: vec!["/srv/kb".into()],
+            writable: vec!["/srv/out".into()],
+        };
+        let sandbox = Sandbox::new(&[]).unwrap();
+        let env: Vec<(OsString, OsString)> = vec![
+            ("CLAUDE_CONFIG_DIR".into(), "/home/bot/.claude".into()),
+            ("SSL_CERT_FILE".into(), "/opt/ca.pem".into()),
+        ];
+        let policy = claude.policy(&sandbox, &env);
+        let real_true = std::fs::canonicalize("/usr/bin/true").unwrap();
+        assert!(
+            policy
+                .read
+                .contains(&real_true.parent().unwrap().to_path_buf())
+        );
+        for path in ["/srv/kb", "/opt/ca.pem"] {
+            assert!(policy.read.contains(&PathBuf::from(path)), "{policy:?}");
+        }
+        for path in ["/srv/out", "/home/bot/.claude"] {
+            assert!(policy.write.contains(&PathBuf::from(path)), "{policy:?}");
+        }
+        assert!(policy.write.contains(&sandbox.root()));
+        // Nothing of the state dir or the current folder.
+        let cwd = std::env::current_dir().unwrap();
+        assert!(
+            !policy
+                .read
+                .iter()
+                .chain(&policy.write)
+                .any(|p| cwd.starts_with(p))
         );
     }
 
