@@ -24,6 +24,13 @@ pub fn append_lines(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result
             );
         }
     }
+    // A fresh read on a shared file system lists the folder first only for
+    // the files it knows are appended in place (`store::shared`).
+    debug_assert!(
+        crate::store::shared::appended_in_place(path),
+        "{} is appended in place but not named .jsonl",
+        path.display()
+    );
     if crate::store::shared::applies_to(path) {
         return crate::store::shared::retry_stale(path, || append_shared(path, lines))
             .with_context(|| format!("could not append to {}", path.display()));
