@@ -191,6 +191,9 @@ Examples:
   claude-session --channel slack compact --all --dry-run";
 
 const MAINTAIN_EXAMPLES: &str = "\
+Walks every person and conversation: its time grows with the number of people
+(progress is shown on a terminal).
+
 Examples:
   claude-session --channel slack maintain
   claude-session --channel slack maintain --only daily,weekly --max-llm-calls 20 --json
@@ -454,7 +457,9 @@ pub enum SessionCommand {
     },
     /// One row per person (1:1 or in groups): messages, last activity, size, spend
     #[command(
-        after_help = "Examples:\n  claude-session --channel slack session users\n  \
+        after_help = "Reads every person's files: its time grows with the number of people \
+        (progress is shown on a terminal).\n\n\
+        Examples:\n  claude-session --channel slack session users\n  \
         claude-session --channel slack session users --sort size --limit 10"
     )]
     Users {
@@ -603,6 +608,8 @@ text of summaries, profiles and topic notes (not in ids or JSON keys). Hits
 come newest first: where (person or conversation, file, line), when, who
 spoke, and the line. --json prints one object per hit (JSON Lines).
 A damaged archive is searched as far as it can be read, with a warning.
+Without --user it reads every person's files: its time grows with the number
+of people (progress is shown on a terminal).
 
 Examples:
   claude-session --channel slack session search refund

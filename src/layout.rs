@@ -550,14 +550,28 @@ impl Layout {
         self.costs_dir().join("maintenance.jsonl")
     }
 
-    /// The per-sender ledgers.
+    /// The per-sender ledgers: a folder for each sender.
     pub fn user_ledgers_dir(&self) -> PathBuf {
-        self.costs_dir().join("users")
+        self.costs_dir().join("per-user")
+    }
+
+    /// The folder of one sender's ledger. One person's files only: a fresh
+    /// read on a shared file system lists the folder of a file appended in
+    /// place (`store::shared`), and that must not cost more with every
+    /// person in the state dir.
+    pub fn user_ledger_dir(&self, user: &UserId) -> PathBuf {
+        self.user_ledgers_dir().join(user.as_str())
     }
 
     /// What each `ask` of a sender cost (for budgets and spend reports).
     pub fn user_ledger_file(&self, user: &UserId) -> PathBuf {
-        self.user_ledgers_dir().join(format!("{user}.jsonl"))
+        self.user_ledger_dir(user).join("asks.jsonl")
+    }
+
+    /// Where earlier versions kept a sender's ledger: one flat folder for
+    /// everyone. Moved to [`Layout::user_ledger_file`] when next used.
+    pub fn legacy_user_ledger_file(&self, user: &UserId) -> PathBuf {
+        self.costs_dir().join("users").join(format!("{user}.jsonl"))
     }
 
     /// What every `ask` of the channel cost in one month (`YYYY-MM`).
@@ -613,6 +627,8 @@ impl Layout {
             self.sessions.join(".journal"),
             self.costs_dir(),
             self.user_ledgers_dir(),
+            self.user_ledger_dir(user),
+            self.costs_dir().join("users"),
             self.locks_dir(),
             self.locks_dir().join("users"),
         ]
@@ -878,9 +894,13 @@ mod tests {
                 layout.maintenance_ledger_file(),
                 "/s/sessions/costs/maintenance.jsonl",
             ),
-            (layout.user_ledgers_dir(), "/s/sessions/costs/users"),
+            (layout.user_ledgers_dir(), "/s/sessions/costs/per-user"),
             (
                 layout.user_ledger_file(&u),
+                "/s/sessions/costs/per-user/U1/asks.jsonl",
+            ),
+            (
+                layout.legacy_user_ledger_file(&u),
                 "/s/sessions/costs/users/U1.jsonl",
             ),
             (

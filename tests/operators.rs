@@ -316,6 +316,39 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
     assert_eq!(env.claude_calls(), 0);
 }
 
+// --- 27: a sender's ledger lives in a folder of its own ---------------------------
+
+#[test]
+fn a_ledger_where_earlier_versions_kept_it_counts_and_moves_to_its_own_folder() {
+    let env = TestEnv::new();
+    let legacy = env.sessions_dir().join("costs/users/U1.jsonl");
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    std::fs::write(&legacy, format!("{{\"ts\":\"{now}\",\"costUsd\":1.5}}\n")).unwrap();
+    env.write_config(r#"{"budget": {"dailyUsd": 1.0}}"#);
+    // Today's 1.50 in the old place is over the 1.00 a day.
+    env.ask(["--user", "U1", "--", "hello"])
+        .fails(Exit::OverBudget);
+    assert_eq!(env.claude_calls(), 0);
+    assert!(
+        !legacy.exists(),
+        "the old ledger is left in the flat folder"
+    );
+    let moved = env.sessions_dir().join("costs/per-user/U1/asks.jsonl");
+    assert!(
+        std::fs::read_to_string(&moved).unwrap().contains("1.5"),
+        "not moved to {}",
+        moved.display()
+    );
+    // Another sender's old ledger stays where it is until they are seen.
+    env.ask(["--user", "U2", "--", "hello"]).succeeds();
+    assert!(
+        env.sessions_dir()
+            .join("costs/per-user/U2/asks.jsonl")
+            .exists()
+    );
+}
+
 // --- 14: ask --json says how the reply came about -----------------------------
 
 #[test]

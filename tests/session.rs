@@ -152,7 +152,9 @@ fn paths_of(env: &TestEnv, user: &str) -> BTreeMap<String, Option<Vec<u8>>> {
 
 /// After an erase the user's cost ledger holds amounts and times only.
 fn assert_budget_only(env: &TestEnv, user: &str) {
-    let path = env.sessions_dir().join(format!("costs/users/{user}.jsonl"));
+    let path = env
+        .sessions_dir()
+        .join(format!("costs/per-user/{user}/asks.jsonl"));
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).unwrap();

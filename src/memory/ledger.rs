@@ -1,7 +1,8 @@
 //! Cost ledgers: what LLM calls cost, kept apart from the chat logs so that
 //! budgets can be checked on the hot path of `ask` without decoding
 //! archives. Three append-only JSONL files under `sessions/costs/`:
-//! `users/<user>.jsonl` (each ask of a sender), `asks-YYYY-MM.jsonl` (every
+//! `per-user/<user>/asks.jsonl` (each ask of a sender; earlier versions
+//! kept it in `users/<user>.jsonl`, moved on first use), `asks-YYYY-MM.jsonl` (every
 //! ask of the channel, no user ids), `maintenance.jsonl` (compaction and
 //! summary calls). All appends happen under one short ledger lock, and
 //! are not fsynced: a cost line lost to a power cut only loosens a budget
@@ -72,6 +73,7 @@ pub fn record_ask(
     }
     let bytes = serde_json::to_vec(&entry(now, reply))?;
     let _lock = lock(state)?;
+    move_legacy(state, sender)?;
     append_lines(&state.layout.user_ledger_file(sender), &[&bytes], false)?;
     let month = now.format("%Y-%m").to_string();
     append_lines(&state.layout.channel_ledger_file(&month), &[&bytes], false)
@@ -90,6 +92,7 @@ pub fn keep_for_budgets_only(
 ) -> anyhow::Result<()> {
     let path = state.layout.user_ledger_file(user);
     let _lock = lock(state)?;
+    move_legacy(state, user)?;
     let old = crate::store::fs::read_optional(&path)?.unwrap_or_default();
     let mut kept = serde_json::to_vec(&json!({"erasedAt": format_ts(&now)}))?;
     kept.push(b'\n');
@@ -116,11 +119,46 @@ pub fn keep_for_budgets_only(
     crate::store::atomic::write_atomic(&path, &kept, state.fsync())
 }
 
+/// Move a sender's ledger from where earlier versions kept it (one flat
+/// folder for everyone, `costs/users/<user>.jsonl`) to its own folder.
+/// The caller holds the ledger lock. When both exist (never, short of a
+/// hand-made copy), the old one is left where it is.
+fn move_legacy(state: &State, user: &UserId) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    let legacy = state.layout.legacy_user_ledger_file(user);
+    // The common case, one look-up: nothing left to move.
+    if std::fs::symlink_metadata(&legacy).is_err() {
+        return Ok(());
+    }
+    let path = state.layout.user_ledger_file(user);
+    if crate::store::fs::len_of(&path)?.is_some() {
+        return Ok(());
+    }
+    crate::store::fs::ensure_parent(&path)?;
+    crate::store::shared::retry_stale(&path, || std::fs::rename(&legacy, &path))
+        .with_context(|| format!("could not move {} to {}", legacy.display(), path.display()))?;
+    if let Some(parent) = path.parent() {
+        crate::store::fs::sync_dir(parent)?;
+    }
+    Ok(())
+}
+
+/// Open a sender's ledger to read it, first moving it from where earlier
+/// versions kept it (under the ledger lock, taken only when there is
+/// something to move).
+fn open_user_ledger(state: &State, user: &UserId) -> anyhow::Result<Option<std::fs::File>> {
+    if std::fs::symlink_metadata(state.layout.legacy_user_ledger_file(user)).is_ok() {
+        let _lock = lock(state)?;
+        move_legacy(state, user)?;
+    }
+    open_read(&state.layout.user_ledger_file(user))
+}
+
 /// Whether `user` was erased after `since`: one small read of the first
 /// line of their ledger, cheap enough for every reply.
 pub fn erased_since(state: &State, user: &UserId, since: DateTime<Utc>) -> anyhow::Result<bool> {
     use std::io::Read as _;
-    let Some(file) = open_read(&state.layout.user_ledger_file(user))? else {
+    let Some(file) = open_user_ledger(state, user)? else {
         return Ok(false);
     };
     // Aligned reads: on a shared file system the file is open `O_DIRECT`.
@@ -151,8 +189,16 @@ pub struct Spend {
 /// first line before this month: the cost of a budget check grows with
 /// this month's traffic, not with the ledger.
 fn sum(path: &std::path::Path, now: DateTime<Utc>, all_time: bool) -> anyhow::Result<Spend> {
+    sum_open(open_read(path)?, now, all_time)
+}
+
+fn sum_open(
+    file: Option<std::fs::File>,
+    now: DateTime<Utc>,
+    all_time: bool,
+) -> anyhow::Result<Spend> {
     let mut spend = Spend::default();
-    let Some(file) = open_read(path)? else {
+    let Some(file) = file else {
         return Ok(spend);
     };
     let today = now.date_naive();
@@ -204,7 +250,7 @@ pub fn user_spend(
     now: DateTime<Utc>,
     all_time: bool,
 ) -> anyhow::Result<Spend> {
-    sum(&state.layout.user_ledger_file(user), now, all_time)
+    sum_open(open_user_ledger(state, user)?, now, all_time)
 }
 
 /// The whole channel's ask spend this month and today.

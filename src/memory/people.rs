@@ -96,7 +96,10 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
             .cloned(),
     );
     let mut rows = Vec::new();
+    // Reads every person's files: on a terminal, say how far it is.
+    let progress = crate::commands::progress::Progress::new("users", persons.len());
     for person in persons {
+        progress.step();
         let mut stats = match user_data::stats(state, &person, now) {
             Ok(stats) => stats,
             Err(e) => {

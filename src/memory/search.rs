@@ -134,6 +134,9 @@ pub fn search(state: &State, query: &Query) -> anyhow::Result<Outcome> {
         .min(targets.len())
         .max(1);
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    // Without --user it reads every person's files: on a terminal, say how
+    // far it is.
+    let progress = crate::commands::progress::Progress::new("search", targets.len());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
@@ -142,6 +145,7 @@ pub fn search(state: &State, query: &Query) -> anyhow::Result<Outcome> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(target) = targets.get(i) else { break };
+                    progress.step();
                     let result =
                         search_target(target, query, &matchers, sessions, &mut buffers, &mut local);
                     if let Err(e) = result {

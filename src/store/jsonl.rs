@@ -24,6 +24,13 @@ pub fn append_lines(path: &Path, lines: &[&[u8]], fsync: bool) -> anyhow::Result
             );
         }
     }
+    // A fresh read on a shared file system lists the folder first only for
+    // the files it knows are appended in place (`store::shared`).
+    debug_assert!(
+        crate::store::shared::appended_in_place(path),
+        "{} is appended in place but not named .jsonl",
+        path.display()
+    );
     if crate::store::shared::applies_to(path) {
         return crate::store::shared::retry_stale(path, || append_shared(path, lines))
             .with_context(|| format!("could not append to {}", path.display()));
@@ -69,8 +76,8 @@ fn record(lines: &[&[u8]], after_fragment: bool) -> Vec<u8> {
 }
 
 /// An append on a shared file system (see `store::shared`). The client's
-/// cached size and name may be a second old, so: open the file the folder
-/// listing names; find its real end by reading past the cached size; write;
+/// cached size and name may be a second old, so: open the file the name
+/// points to on the server (`shared::open_fresh`); find its real end by reading past the cached size; write;
 /// always sync (the lock is released after this returns, and another host
 /// must then find the line on the server, not in our write cache); then
 /// read the line back through the path. An append that cannot be confirmed
@@ -93,7 +100,8 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
     use crate::store::shared;
     use std::os::unix::fs::MetadataExt as _;
     let stale = || std::io::Error::from_raw_os_error(libc::ESTALE);
-    // Lists the folder first, so the append below opens the same file.
+    // The file the name points to on the server: the append below must
+    // open the same one.
     let reader = shared::open_fresh(path)?;
     let mut file = match open_append(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -135,7 +143,7 @@ fn append_shared(path: &Path, lines: &[&[u8]]) -> std::io::Result<()> {
     {
         std::fs::File::open(parent)?.sync_all()?;
     }
-    // Confirm through the path: a fresh listing says the name still points
+    // Confirm through the path: a fresh open says the name still points
     // to the file written, and the server has the record at the end found
     // before (read with O_DIRECT).
     if shared::current_inode(path)? != Some(ino) {

@@ -3,22 +3,42 @@
 //! Measured on GlusterFS (two FUSE mounts of one volume, default options;
 //! `tests/shared-fs/`), what one host's client caches for about a second
 //! after another host changed a file:
-//! - the file's size and content: a plain read ends where the cached size
-//!   ends, so lines another host appended are missing. A read with
-//!   `O_DIRECT` (after a sync of the descriptor, which made the last rare
-//!   misses go away), carried on to a short read, gets every byte. GlusterFS
-//!   passes `O_DIRECT` to the server's disk, so every such read is aligned;
-//! - the name: after another host renamed a new file over it, opening the
-//!   name gives the old file (or `ESTALE`). Listing the folder makes the
-//!   client look its names up again; opening after that gets the new file.
+//! - the file's size: a plain read ends where the cached size ends, so
+//!   lines another host appended are missing. A read with `O_DIRECT`
+//!   (after a sync of the descriptor), carried on to a short read, reads
+//!   past it. GlusterFS may pass `O_DIRECT` to the server's disk, so every
+//!   such read is aligned;
+//! - the name: after another host renamed a new file over it, the name
+//!   still leads to the old file for up to a second. Opening it then fails,
+//!   or the sync of the descriptor does: `ESTALE`, or `ENOENT` from the sync
+//!   (the old file is gone on the server). Measured in the suite with the
+//!   old file held open by a third process on either host too: never the
+//!   old content, always one of those errors. Retrying the open does not
+//!   help until the cache expires; listing the folder does (the client looks
+//!   its names up again). A name that was absent is looked up afresh every
+//!   time (no negative caching by default): a file another host just
+//!   created is found by the open itself;
+//! - a file appended in place keeps its inode, and its content as the
+//!   client read it last (GlusterFS's quick-read caches whole small files,
+//!   and serves even `O_DIRECT` reads from there for a second): measured,
+//!   an `O_DIRECT` read and sync missed a line appended through the other
+//!   mount 30 times in 30. Listing the folder first made it 0 in 30 (the
+//!   listing brings the files' new sizes and times, and the cached content
+//!   is dropped). Nothing cheaper found did it (a stat of the path or of
+//!   the open file, forced or not, an extended attribute, a second read).
 //!
-//! So on a shared file system (`filesystem::is_shared`), reads list the
-//! folder, open with `O_DIRECT`, sync, and read to the real end; an append
-//! or a rewrite is always synced and confirmed through the path before it
-//! is reported done; and `ESTALE` is retried, after listing the folder,
-//! until the lock deadline. On a local disk none of this runs.
+//! So on a shared file system (`filesystem::is_shared`), reads open with
+//! `O_DIRECT`, sync, and read to the real end; a stale name shows as an
+//! error there, and only then is the folder listed and the open retried.
+//! The files appended in place (our `.jsonl` logs and ledgers) have their
+//! folder listed before every read, and each lives in a folder of one
+//! person's files (or a small shared one, `costs/`): listing costs a server
+//! round trip per entry, and `ltm/users/` holds one entry per person, so
+//! no read lists a folder that grows with the number of people.
+//! An append or a rewrite is always synced and confirmed through the path
+//! before it is reported done; and `ESTALE` is retried, after listing the
+//! folder, until the lock deadline. On a local disk none of this runs.
 
-use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt as _, MetadataExt as _, OpenOptionsExt as _};
@@ -69,7 +89,7 @@ pub fn retry_stale<T>(path: &Path, mut op: impl FnMut() -> io::Result<T>) -> io:
         match op() {
             Err(e) if is_stale(&e) && Instant::now() < deadline => {
                 if let Some(dir) = path.parent() {
-                    let _ = list(dir, None);
+                    let _ = list(dir);
                 }
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
@@ -108,58 +128,86 @@ pub fn retry_stale_whole<T>(
     }
 }
 
-/// List `dir` (so the client looks its names up again) and give the inode
-/// number of `name` in it, from the listing itself; `None` when absent.
-pub fn list(dir: &Path, name: Option<&OsStr>) -> io::Result<Option<u64>> {
-    use std::os::unix::fs::DirEntryExt as _;
+/// List `dir`, so the client looks all its names up again: what makes a
+/// stale name (module comment) lead to the file it names on the server.
+/// It costs a round trip per entry, so it runs only after a sign of one.
+pub fn list(dir: &Path) -> io::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
     };
-    let mut found = None;
     for entry in entries {
-        let entry = entry?;
-        if name.is_some_and(|name| entry.file_name() == name) {
-            found = Some(entry.ino());
-        }
+        entry?;
     }
-    Ok(found)
+    Ok(())
 }
 
-/// The inode the folder listing gives for `path` now.
+/// The inode `path` names now, on the server: the file opened and synced
+/// as [`open_fresh`] does (a stale name fails there, and the folder is
+/// listed before the next try); `None` when there is none.
 pub fn current_inode(path: &Path) -> io::Result<Option<u64>> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    list(dir, path.file_name())
+    match open_fresh(path)? {
+        Some(file) => Ok(Some(file.metadata()?.ino())),
+        None => Ok(None),
+    }
 }
 
-/// Open `path` read-only past the caches: the folder listed first, then
-/// `O_DIRECT` (plain, when the file system refuses it), then a sync of
-/// the open file. Reads of it go through [`read_to_end_at`] and
-/// [`read_exact_at`], which keep to aligned ranges. The open file is
-/// checked to be the one the listing names; `None` when there is none.
+/// Open `path` read-only past the caches: the folder listed first for a
+/// file appended in place, then `O_DIRECT` (plain, when the file system
+/// refuses it), then a sync of the open file. Reads of it go through
+/// [`read_to_end_at`] and [`read_exact_at`], which keep to aligned ranges.
+/// A name the client has cached from before another host replaced the file
+/// fails the open or the sync (module comment): then the folder is listed
+/// and the open tried again, so the file returned is the one the name
+/// points to on the server. `None` when there is none.
 pub fn open_fresh(path: &Path) -> io::Result<Option<File>> {
+    let in_place = appended_in_place(path);
     retry_stale(path, || {
-        let listed = current_inode(path)?;
-        let file = match open_direct(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        // Measured: `O_DIRECT` alone, or listing alone, still missed lines
-        // now and then; with the sync too, never (it makes GlusterFS's
-        // client drop what it cached about the file).
-        file.sync_all()?;
-        match listed {
-            Some(ino) if file.metadata()?.ino() != ino => {
-                Err(io::Error::from_raw_os_error(libc::ESTALE))
-            }
-            _ => Ok(Some(file)),
+        if in_place && let Some(dir) = path.parent() {
+            list(dir)?;
         }
+        open_synced(path)
     })
+}
+
+/// Whether `path` is a file appended in place: a `.jsonl` log or ledger.
+/// Its folder is listed before every fresh read (module comment), so it
+/// must live in a folder that does not grow with the number of people.
+pub fn appended_in_place(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// One try of [`open_fresh`]. Every sign of a stale name is `ESTALE`, which
+/// [`retry_stale`] answers by listing the folder and trying again.
+fn open_synced(path: &Path) -> io::Result<Option<File>> {
+    let stale = || io::Error::from_raw_os_error(libc::ESTALE);
+    let file = match open_direct(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // Absent on the server (a missing name is looked up afresh), or
+            // a cached name whose open reached the server and found its
+            // old file gone: then the name is still there for a stat.
+            return match std::fs::symlink_metadata(path) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+                Ok(_) => Err(stale()),
+            };
+        }
+        Err(e) => return Err(e),
+    };
+    // Measured: `O_DIRECT` alone still missed appended lines now and then;
+    // with the sync too, never (it makes GlusterFS's client drop what it
+    // cached about the file). And a stale name fails here.
+    match file.sync_all() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(stale()),
+        other => other?,
+    }
+    // An old file another process still holds open has no name left.
+    if file.metadata()?.nlink() == 0 {
+        return Err(stale());
+    }
+    Ok(Some(file))
 }
 
 fn open_direct(path: &Path) -> io::Result<File> {
@@ -305,8 +353,8 @@ pub fn real_len(file: &File) -> io::Result<u64> {
 /// names that file now, so the write is in the file others read.
 pub fn confirm_names(path: &Path, written: &File) -> anyhow::Result<()> {
     let ino = written.metadata()?.ino();
-    let listed = retry_stale(path, || current_inode(path))?;
-    if listed != Some(ino) {
+    let named = retry_stale(path, || current_inode(path))?;
+    if named != Some(ino) {
         anyhow::bail!(
             "could not confirm the write to {}: right after it, the name points to \
              another file (a writer that does not take the lock replaced it?)",

@@ -199,10 +199,11 @@ fn clear_all_leaves_nothing_of_the_user_anywhere() {
     // amounts and times its budget needs (issue 13).
     let after = tree(&sessions);
     assert_budget_only(&env, U);
-    let budget = format!("costs/users/{U}.jsonl");
+    let budget = format!("costs/per-user/{U}/asks.jsonl");
     let left: Vec<&String> = after
         .keys()
-        .filter(|k| k.contains(U) && **k != budget)
+        // The budget's ledger and its folder.
+        .filter(|k| k.contains(U) && !budget.starts_with(k.as_str()))
         .collect();
     assert!(left.is_empty(), "paths of {U} left behind: {left:?}");
     for (path, bytes) in &after {
@@ -397,7 +398,7 @@ fn an_erase_in_chat_does_not_reset_the_budget_and_keeps_only_amounts_and_times()
         stderr_of(&third)
     );
     // What is kept: amounts and times, nothing said.
-    let ledger = env.sessions_dir().join("costs/users/U1.jsonl");
+    let ledger = env.sessions_dir().join("costs/per-user/U1/asks.jsonl");
     let text = std::fs::read_to_string(&ledger).unwrap();
     assert!(!text.contains("secret"), "{text}");
     for line in text.lines() {

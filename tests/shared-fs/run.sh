@@ -9,6 +9,7 @@
 #   SHARED_FS_WRITERS=8    appending processes per mount
 #   SHARED_FS_PER_WRITER=100  appends per writer (8 × 2 × 100 = 1,600)
 #   SHARED_FS_ROUNDS=2     rounds of the whole tool check (3,200 appends)
+#   SHARED_FS_PEOPLE=20000 people in the state dir for the scale check
 #
 # It installs glusterfs-server and glusterfs-client when missing, runs
 # glusterd with its state, logs, sockets and pid files under a temporary
@@ -26,6 +27,12 @@ die() { say "FAILED: $*"; exit 1; }
 
 source "$here/volume.sh"
 shared_fs_prepare
+# The scale check counts the directory entries a command reads with strace.
+if ! command -v strace >/dev/null; then
+  say "installing strace"
+  DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq strace >/dev/null 2>&1 ||
+    die "could not install strace with apt-get"
+fi
 
 # --- the binary ----------------------------------------------------------------
 bin=${SHARED_FS_BIN:-}

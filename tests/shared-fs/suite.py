@@ -6,8 +6,12 @@ mounts of one GlusterFS volume (each mount stands for one broker host).
    that changes them is noticed):
    - flock and POSIX locks taken through one mount exclude a taker through
      the other, and are released when the holder is SIGKILLed;
-   - a file replaced by rename through one mount: after listing the folder,
-     the other mount opens the new file;
+   - a file replaced by rename through one mount: the other mount, opening
+     the name with O_DIRECT and syncing, either gets the new file or fails
+     (ESTALE, ENOENT) -- never the old content, also while a third process
+     holds the old file open on either mount; after such a failure, listing
+     the folder and opening again gets the new file;
+   - a file created through one mount is opened at once through the other;
    - a line appended through one mount: a read with O_DIRECT to the end
      through the other mount has it.
    What the tool works around (a plain open or read a moment later sees the
@@ -16,6 +20,9 @@ mounts of one GlusterFS volume (each mount stands for one broker host).
    `maintain` loop through one. Then, read on the brick itself: every
    message acknowledged with exit 0 is in the log or an archive exactly
    once, no line is torn, and no failed append left its line behind.
+3. Scale: with 20,000 people in the state dir, one `context` and one `ask`
+   read no more directory entries than with 20 (strace counts the bytes of
+   getdents64), and their times are printed as a ratio of one run.
 """
 
 import argparse
@@ -25,10 +32,13 @@ import gzip
 import json
 import mmap
 import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 
 FAILURES = []
 
@@ -97,22 +107,52 @@ def locks_exclude_across_mounts(m1, m2):
 BUFFER = mmap.mmap(-1, 1 << 20)  # page-aligned, for O_DIRECT
 
 
-def read_direct(path):
-    """What the tool does: list the folder, open with O_DIRECT, sync the open
-    file, read in aligned 1 MiB steps until a read comes back short."""
-    os.listdir(os.path.dirname(path))
+def open_synced(path):
+    """One try of what the tool does: open with O_DIRECT and sync the open
+    file. A name cached from before another host replaced the file fails
+    here (ESTALE, or ENOENT from the sync)."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
     try:
         os.fsync(fd)
-        out, offset = b"", 0
-        while True:
-            n = os.preadv(fd, [BUFFER], offset)
-            out += BUFFER[:n]
-            offset += n
-            if n < len(BUFFER):
-                return out
-    finally:
+    except OSError:
         os.close(fd)
+        raise
+    return fd
+
+
+def read_fd(fd):
+    out, offset = b"", 0
+    while True:
+        n = os.preadv(fd, [BUFFER], offset)
+        out += BUFFER[:n]
+        offset += n
+        if n < len(BUFFER):
+            return out
+
+
+def read_direct(path, appended_in_place=False):
+    """What the tool does: open with O_DIRECT, sync the open file, read in
+    aligned 1 MiB steps until a read comes back short; on a stale name
+    (ESTALE, or ENOENT while the name is still there), list the folder and
+    try again. For a file appended in place (the tool's .jsonl files), the
+    folder is listed first: GlusterFS's quick-read otherwise serves the
+    content it cached, even to O_DIRECT reads."""
+    for attempt in range(20):
+        if appended_in_place:
+            os.listdir(os.path.dirname(path))
+        try:
+            fd = open_synced(path)
+        except OSError as e:
+            if e.errno not in (errno.ESTALE, errno.ENOENT) or attempt == 19:
+                raise
+            if e.errno == errno.ENOENT and not os.path.lexists(path):
+                raise
+            os.listdir(os.path.dirname(path))
+            continue
+        try:
+            return read_fd(fd)
+        finally:
+            os.close(fd)
 
 
 def read_plain(path):
@@ -120,36 +160,101 @@ def read_plain(path):
         return f.read()
 
 
-def renames_are_seen_across_mounts(m1, m2, rounds=50):
-    d1, d2 = f"{m1}/prim", f"{m2}/prim"
-    path1, path2 = f"{d1}/renamed", f"{d2}/renamed"
-    with open(path1, "wb") as f:
-        f.write(b"gen -1\n")
-    read_plain(path2)
-    plain_stale = listed_stale = 0
+def replace(path, data):
+    with open(f"{path}.tmp", "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(f"{path}.tmp", path)
+
+
+def renames_are_seen_across_mounts(m1, m2, rounds=30):
+    """A stale name is never the old content: it fails the open or the
+    sync, with nobody else holding the old file, and with a third process
+    holding it open on the writing or the reading mount. The tool reads
+    this way and lists the folder only after such a failure."""
+    path1, path2 = f"{m1}/prim/renamed", f"{m2}/prim/renamed"
+    plain_stale = 0
     for i in range(rounds):
-        for variant in ("plain", "listed"):
-            want = b"gen %d %s\n" % (i, variant.encode())
-            with open(f"{path1}.tmp", "wb") as f:
-                f.write(want)
-                f.flush()
-                os.fsync(f.fileno())
-            os.rename(f"{path1}.tmp", path1)
-            try:
-                got = read_direct(path2) if variant == "listed" else read_plain(path2)
-            except OSError as e:
-                # The old file is gone on the server: ESTALE or ENOENT.
-                got = errno.errorcode.get(e.errno, str(e.errno)).encode()
-            if got != want:
-                if variant == "plain":
-                    plain_stale += 1
-                else:
-                    listed_stale += 1
+        replace(path1, b"plain %d\n" % i)
+        while read_direct(path2) != b"plain %d\n" % i:
+            time.sleep(0.01)
+        read_plain(path2)
+        replace(path1, b"plain new %d\n" % i)
+        try:
+            plain_stale += read_plain(path2) != b"plain new %d\n" % i
+        except OSError:
+            plain_stale += 1
     print(f"     measured: opening a name right after a rename through the other mount "
           f"gave the old file, ESTALE or ENOENT {plain_stale}/{rounds} times", flush=True)
-    check(listed_stale == 0,
-          f"rename: after listing the folder, mount 2 opens the new file "
-          f"({rounds - listed_stale}/{rounds})")
+    for holder in ("nobody", "mount 1", "mount 2"):
+        old_content = fresh_first = 0
+        errors = {}
+        listed_stale = 0
+        for i in range(rounds):
+            replace(path1, b"old %d\n" % i)
+            # Mount 2 knows the old file (its name and content are cached).
+            while read_direct(path2) != b"old %d\n" % i:
+                time.sleep(0.01)
+            read_plain(path2)
+            held = None
+            if holder != "nobody":
+                held = os.open(path1 if holder == "mount 1" else path2, os.O_RDONLY)
+            want = b"new %d\n" % i
+            replace(path1, want)
+            try:
+                fd = open_synced(path2)
+                try:
+                    got = read_fd(fd)
+                finally:
+                    os.close(fd)
+                if got == want:
+                    fresh_first += 1
+                else:
+                    old_content += 1
+            except OSError as e:
+                name = errno.errorcode.get(e.errno, str(e.errno))
+                errors[name] = errors.get(name, 0) + 1
+            try:
+                if read_direct(path2) != want:
+                    listed_stale += 1
+            except OSError:
+                listed_stale += 1
+            if held is not None:
+                try:
+                    os.close(held)
+                except OSError:
+                    pass
+        print(f"     measured, old file held open by {holder}: right after a rename through "
+              f"mount 1, an O_DIRECT open and sync through mount 2 got the new file "
+              f"{fresh_first}/{rounds} times, failed {errors}", flush=True)
+        check(old_content == 0,
+              f"rename (old file held by {holder}): an O_DIRECT open and sync through mount 2 "
+              f"never gives the old content ({old_content}/{rounds} did)")
+        check(listed_stale == 0,
+              f"rename (old file held by {holder}): after a failure, listing the folder and "
+              f"opening again gets the new file ({rounds - listed_stale}/{rounds})")
+
+
+def creations_are_seen_across_mounts(m1, m2, rounds=30):
+    missed = 0
+    for i in range(rounds):
+        path1, path2 = f"{m1}/prim/created-{i}", f"{m2}/prim/created-{i}"
+        check_absent = not os.path.exists(path2)  # mount 2 looked the name up
+        replace(path1, b"created %d\n" % i)
+        try:
+            fd = open_synced(path2)
+            try:
+                got = read_fd(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            got = None
+        if not check_absent or got != b"created %d\n" % i:
+            missed += 1
+    check(missed == 0,
+          f"create: a file made through mount 1 right after mount 2 found its name absent is "
+          f"opened (O_DIRECT, synced) through mount 2 at once ({rounds - missed}/{rounds})")
 
 
 def appends_are_read_to_the_end_across_mounts(m1, m2, rounds=50):
@@ -157,7 +262,7 @@ def appends_are_read_to_the_end_across_mounts(m1, m2, rounds=50):
     with open(path1, "wb") as f:
         f.write(b"start\n")
     read_plain(path2)
-    plain_missed = direct_missed = 0
+    plain_missed = unlisted_missed = direct_missed = 0
     for i in range(rounds):
         line = b"line %d\n" % i
         fd = os.open(path1, os.O_WRONLY | os.O_APPEND)
@@ -167,9 +272,12 @@ def appends_are_read_to_the_end_across_mounts(m1, m2, rounds=50):
         if not read_plain(path2).endswith(line):
             plain_missed += 1
         if not read_direct(path2).endswith(line):
+            unlisted_missed += 1
+        if not read_direct(path2, appended_in_place=True).endswith(line):
             direct_missed += 1
     print(f"     measured: a plain read right after an append through the other mount "
-          f"missed the line {plain_missed}/{rounds} times", flush=True)
+          f"missed the line {plain_missed}/{rounds} times; one with O_DIRECT and a sync but "
+          f"without listing the folder first, {unlisted_missed}/{rounds}", flush=True)
     check(direct_missed == 0,
           f"append: listed, O_DIRECT, synced: a read to the end through mount 2 has the line "
           f"({rounds - direct_missed}/{rounds})")
@@ -360,6 +468,112 @@ def asks_and_listings_work_across_mounts(args):
           f"session users through mount 2 ({users.returncode}: {users.stderr.strip()[:200]})")
 
 
+# --- 3. scale ----------------------------------------------------------------
+
+def fill_on_brick(brick, folder, stem, suffix, content, start, end):
+    """Files `stem{start..end}{suffix}` in `folder` (relative to the volume),
+    written on the brick itself the way the server writes them (the file,
+    its trusted.gfid, its .glusterfs/xx/yy/<gfid> hard link): tens of
+    thousands in seconds, where creating them through a mount takes minutes.
+    The folder itself was made through a mount."""
+    for i in range(start, end):
+        path = f"{brick}/{folder}/{stem}{i}{suffix}"
+        gfid = uuid.uuid4()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, content)
+        finally:
+            os.close(fd)
+        os.setxattr(path, "trusted.gfid", gfid.bytes)
+        handles = f"{brick}/.glusterfs/{gfid.hex[0:2]}/{gfid.hex[2:4]}"
+        os.makedirs(handles, exist_ok=True)
+        os.link(path, f"{handles}/{gfid}")
+
+
+def directory_bytes_read(argv, env, under):
+    """The bytes of directory entries (getdents64) a command reads in
+    folders under `under`, counted by strace."""
+    with tempfile.NamedTemporaryFile("r", suffix=".strace") as out:
+        subprocess.run(["strace", "-f", "-y", "-e", "trace=getdents64", "-o", out.name, *argv],
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=300, check=True)
+        total = 0
+        for line in out:
+            m = re.search(r"getdents64\(\d+<([^>]*)>.*\)\s+=\s+(\d+)", line)
+            if m and m.group(1).startswith(under):
+                total += int(m.group(2))
+        return total
+
+
+def one_message_costs_the_same_with_more_people(args, people):
+    """`context` and `ask` through mount 2 with 20 people in the state dir,
+    then with `people`: the directory entries they read must not grow
+    (profiles in the seed's flat `ltm/users/`, ledgers of earlier versions
+    in the flat `costs/users/`)."""
+    state = f"{args.m1}/scale"
+    sessions = "scale/sessions"
+    env = dict(os.environ)
+    env.update({"CLAUDE_BIN": args.fake_claude, "FAKE_CLAUDE_COST": "0.01"})
+    env.pop("FAKE_CLAUDE_LOG", None)
+    for i in range(20):
+        subprocess.run([args.bin, "--state-dir", state, "append", "--user", "U0", "--",
+                        f"message {i}"], env=env, check=True, timeout=60)
+    os.makedirs(f"{state}/sessions/ltm/users", exist_ok=True)
+    os.makedirs(f"{state}/sessions/costs/users", exist_ok=True)
+    with open(f"{state}/sessions/ltm/users/U0.md", "w") as f:
+        f.write("---\nname: U0\n---\n- likes tea\n")
+    profile = b"---\nname: someone\n---\n- likes tea\n"
+    ledger = b'{"ts":"2026-03-23T03:28:32.123Z","costUsd":0.01}\n'
+    m2_state = f"{args.m2}/scale"
+    asks = iter(range(1_000_000))
+
+    def measure():
+        commands = {
+            "context": [args.bin, "--state-dir", m2_state, "context", "--user", "U0"],
+            "ask": None,
+        }
+        read, times = {}, {}
+        for name in commands:
+            def argv():
+                if name == "ask":
+                    return [args.bin, "--state-dir", m2_state, "ask", "--user", "U0",
+                            "--msg-id", f"s{next(asks)}", "--", "hello"]
+                return commands[name]
+            read[name] = directory_bytes_read(argv(), env, f"{args.m2}/scale")
+            runs = []
+            for _ in range(5):
+                started = time.perf_counter()
+                subprocess.run(argv(), env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=True, timeout=120)
+                runs.append(time.perf_counter() - started)
+            times[name] = sorted(runs)[len(runs) // 2]
+        return read, times
+
+    def fill(start, end):
+        fill_on_brick(args.brick, f"{sessions}/ltm/users", "P", ".md", profile, start, end)
+        fill_on_brick(args.brick, f"{sessions}/costs/users", "P", ".jsonl", ledger, start, end)
+
+    fill(1, 20)
+    os.sync()
+    small_read, small_times = measure()
+    started = time.monotonic()
+    fill(20, people)
+    # Written out before timing: else the tool's first syncs wait for the
+    # brick's journal to commit the new files.
+    os.sync()
+    print(f"     {people} people's profiles and ledgers written on the brick in "
+          f"{time.monotonic() - started:.0f} s", flush=True)
+    big_read, big_times = measure()
+    for name in ("context", "ask"):
+        print(f"     {name}: directory entries read {small_read[name]} bytes with 20 people, "
+              f"{big_read[name]} with {people}; median {small_times[name] * 1000:.0f} ms, "
+              f"{big_times[name] * 1000:.0f} ms ({big_times[name] / small_times[name]:.2f}x)",
+              flush=True)
+        check(big_read[name] <= small_read[name] + 4096,
+              f"{name} with {people} people reads no more directory entries than with 20 "
+              f"({big_read[name]} bytes against {small_read[name]})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--m1", required=True)
@@ -372,21 +586,33 @@ def main():
                         default=int(os.environ.get("SHARED_FS_PER_WRITER", 100)))
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("SHARED_FS_ROUNDS", 2)))
     parser.add_argument("--timeout", type=int, default=600, help="seconds per round")
+    parser.add_argument("--people", type=int,
+                        default=int(os.environ.get("SHARED_FS_PEOPLE", 20000)))
+    parser.add_argument("--only", choices=["primitives", "tool", "scale"],
+                        help="run one part (for working on it)")
     args = parser.parse_args()
 
-    os.makedirs(f"{args.m1}/prim", exist_ok=True)
-    print("primitives (two mounts of one GlusterFS volume, default options):", flush=True)
-    locks_exclude_across_mounts(args.m1, args.m2)
-    renames_are_seen_across_mounts(args.m1, args.m2)
-    appends_are_read_to_the_end_across_mounts(args.m1, args.m2)
+    if args.only in (None, "primitives"):
+        os.makedirs(f"{args.m1}/prim", exist_ok=True)
+        print("primitives (two mounts of one GlusterFS volume, default options):", flush=True)
+        locks_exclude_across_mounts(args.m1, args.m2)
+        renames_are_seen_across_mounts(args.m1, args.m2)
+        creations_are_seen_across_mounts(args.m1, args.m2)
+        appends_are_read_to_the_end_across_mounts(args.m1, args.m2)
 
-    print(f"the tool: {args.writers} writers per mount, compact and maintain looping "
-          f"through mount 1:", flush=True)
-    work = f"{os.path.dirname(args.brick)}/suite"
-    acked = sum(tool_round(args, work, r) for r in range(1, args.rounds + 1))
-    print(f"     {acked} acknowledged appends checked in all", flush=True)
-    print("ask, a redelivery and session users through the other mount:", flush=True)
-    asks_and_listings_work_across_mounts(args)
+    if args.only in (None, "tool"):
+        print(f"the tool: {args.writers} writers per mount, compact and maintain looping "
+              f"through mount 1:", flush=True)
+        work = f"{os.path.dirname(args.brick)}/suite"
+        acked = sum(tool_round(args, work, r) for r in range(1, args.rounds + 1))
+        print(f"     {acked} acknowledged appends checked in all", flush=True)
+        print("ask, a redelivery and session users through the other mount:", flush=True)
+        asks_and_listings_work_across_mounts(args)
+
+    if args.only in (None, "scale"):
+        print(f"one message with 20 and with {args.people} people in the state dir, "
+              f"through mount 2:", flush=True)
+        one_message_costs_the_same_with_more_people(args, args.people)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed", flush=True)
         sys.exit(1)
