@@ -62,7 +62,7 @@ fn create_dir_racing(path: &Path, mkdir: impl Fn(&Path) -> io::Result<()>) -> io
                 ) || crate::store::shared::is_stale(&e) =>
             {
                 if let Some(parent) = path.parent() {
-                    let _ = crate::store::shared::list(parent, None);
+                    let _ = crate::store::shared::list(parent);
                 }
                 match std::fs::symlink_metadata(path) {
                     Ok(meta) if meta.is_dir() => return Ok(()),

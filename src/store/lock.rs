@@ -91,7 +91,7 @@ impl FileLock {
             }
             // Listing the folder makes a FUSE client look the name up again.
             if let Some(dir) = path.parent() {
-                let _ = crate::store::shared::list(dir, None);
+                let _ = crate::store::shared::list(dir);
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));
