@@ -610,7 +610,7 @@ fn help_says_a_text_starting_with_a_dash_goes_after_the_separator() {
 
 /// `ask`'s background compaction ran with its output thrown away: a
 /// compaction that failed there was seen by nobody. Its failure goes to
-/// `logs/claude-session.log` (0600), and `session status` and `doctor` show it.
+/// `logs/claude-session.jsonl` (0600), and `session status` and `doctor` show it.
 #[test]
 fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
     let env = TestEnv::new();
@@ -646,7 +646,7 @@ fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
         .args(["--", "hi"])
         .succeeds()
         .stdout_has("fake reply to: hi");
-    let log = env.state_dir().join("logs/claude-session.log");
+    let log = env.state_dir().join("logs/claude-session.jsonl");
     assert!(
         crate::common::wait_for(Duration::from_secs(20), Duration::from_millis(50), || {
             std::fs::read_to_string(&log).is_ok_and(|t| t.ends_with('\n'))
@@ -740,6 +740,6 @@ fn maintain_stops_its_llm_tasks_after_a_failure_every_user_would_meet() {
     );
     assert_eq!(task("prune")["errors"], serde_json::json!([]));
     assert_eq!(task("stm-expiry")["errors"], serde_json::json!([]));
-    let logged = std::fs::read_to_string(env.state_dir().join("logs/claude-session.log")).unwrap();
+    let logged = std::fs::read_to_string(env.state_dir().join("logs/claude-session.jsonl")).unwrap();
     assert!(logged.contains("maintain compact"), "{logged}");
 }

@@ -3,7 +3,7 @@
 //! Background work (the compaction `ask` starts detached, an inline
 //! compaction after the reply was sent, a `maintain` pass from cron) has
 //! no terminal, or one nobody reads. Each of its failures is appended as
-//! one JSON line to `logs/claude-session.log` (`0600`, beside the broker
+//! one JSON line to `logs/claude-session.jsonl` (`0600`, beside the broker
 //! logs), under its own lock; `session status` and `doctor` show the
 //! recent ones, and `maintain`'s log rotation archives the log as it does
 //! the broker logs. Recording is best effort: a failure log that cannot be
@@ -19,7 +19,7 @@ use crate::state::State;
 use crate::store::lock::FileLock;
 
 /// The log's file name in `logs/`.
-pub const FILE_NAME: &str = "claude-session.log";
+pub const FILE_NAME: &str = "claude-session.jsonl";
 
 /// A log this big is archived by the next rotation, whatever its age.
 const MAX_BYTES: u64 = 1024 * 1024;
@@ -150,7 +150,7 @@ pub fn rotate_if_due(
     crate::memory::housekeeping::rotate_log(state, &path).map(Some)
 }
 
-/// `logs/claude-session.log` of the state dir.
+/// `logs/claude-session.jsonl` of the state dir.
 pub fn path(state: &State) -> std::path::PathBuf {
     state.layout.logs_dir().join(FILE_NAME)
 }
