@@ -740,6 +740,7 @@ fn maintain_stops_its_llm_tasks_after_a_failure_every_user_would_meet() {
     );
     assert_eq!(task("prune")["errors"], serde_json::json!([]));
     assert_eq!(task("stm-expiry")["errors"], serde_json::json!([]));
-    let logged = std::fs::read_to_string(env.state_dir().join("logs/claude-session.jsonl")).unwrap();
+    let logged =
+        std::fs::read_to_string(env.state_dir().join("logs/claude-session.jsonl")).unwrap();
     assert!(logged.contains("maintain compact"), "{logged}");
 }

@@ -195,8 +195,10 @@ fn build(policy: &Policy) -> anyhow::Result<OwnedFd> {
     let created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)?
-        // Signals only within claude's own tree: it cannot stop the broker.
-        .scope(Scope::Signal)?
+        // Signals and abstract Unix sockets only within claude's own tree
+        // (ABI 6, Linux 6.12): it cannot stop the broker or reach an X11
+        // or containerd socket. Older kernels: files only.
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)?
         .create()?
         .add_rules(path_beneath_rules(system_read, read))?
         .add_rules(path_beneath_rules(&policy.read, read))?
@@ -206,22 +208,22 @@ fn build(policy: &Policy) -> anyhow::Result<OwnedFd> {
     fd.ok_or_else(|| anyhow::anyhow!("the kernel refused to create a Landlock ruleset"))
 }
 
-/// The folders that hold a program, for its read rule: an npm install's
-/// `node_modules/.bin/claude` is a link into its package folder; a native
-/// install is one file in a folder of versions.
-pub fn install_folder(program: &Path) -> Option<PathBuf> {
+/// What of a program's install claude may read and run: the folder its
+/// real file is in (an npm install's `node_modules/.bin/claude` links into
+/// its package folder; a native install is one file in a folder of
+/// versions); only the file itself where that folder would open more than
+/// an install (`/`, or a folder holding one of `keep_out`: the state dir,
+/// the broker's folder, `$HOME`, as a `CLAUDE_BIN` copied to `/srv/bot/`
+/// or `~/` would).
+pub fn install_folder(program: &Path, keep_out: &[PathBuf]) -> Option<PathBuf> {
     let real = std::fs::canonicalize(program).ok()?;
-    real.parent().map(Path::to_path_buf)
-}
-
-/// The prefix of the `node` found on `path` (`<prefix>/bin/node`), for
-/// a claude started by `#!/usr/bin/env node`.
-pub fn node_prefix(path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
-    let node = which::which_in("node", path, cwd).ok()?;
-    let real = std::fs::canonicalize(node).ok()?;
-    let bin = real.parent()?;
-    Some(bin.parent().unwrap_or(bin).to_path_buf())
+    let folder = real.parent()?;
+    let too_wide = folder.parent().is_none() || keep_out.iter().any(|p| p.starts_with(folder));
+    Some(if too_wide {
+        real.clone()
+    } else {
+        folder.to_path_buf()
+    })
 }
 
 #[cfg(test)]
@@ -273,8 +275,26 @@ mod tests {
         std::os::unix::fs::symlink("../@anthropic-ai/claude-code/cli.js", bin.join("claude"))
             .unwrap();
         assert_eq!(
-            install_folder(&bin.join("claude")),
+            install_folder(&bin.join("claude"), &[]),
             Some(std::fs::canonicalize(&package).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_program_beside_the_broker_or_the_state_dir_opens_only_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let broker = std::fs::canonicalize(dir.path()).unwrap();
+        let program = broker.join("claude");
+        std::fs::write(&program, "").unwrap();
+        let state = broker.join("state/sessions/.tmp");
+        assert_eq!(install_folder(&program, &[state]), Some(program.clone()));
+        assert_eq!(
+            install_folder(&program, std::slice::from_ref(&broker)),
+            Some(program.clone())
+        );
+        assert_eq!(
+            install_folder(&program, &[PathBuf::from("/elsewhere")]),
+            Some(broker)
         );
     }
 }

@@ -422,21 +422,21 @@ impl Claude {
         Ok(reply)
     }
 
-    /// What a confined call may reach: claude's install and the node that
-    /// runs it (found on the `PATH` claude gets), what the operator named,
-    /// and the call's private folder.
+    /// What a confined call may reach: claude's install (both supported
+    /// releases are one native program; no node runs), what the operator
+    /// named, and the call's private folder.
     fn policy(&self, sandbox: &Sandbox, env: &[(OsString, OsString)]) -> confine::Policy {
-        let path = env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.as_os_str());
-        let mut read: Vec<PathBuf> = [
-            confine::install_folder(&self.program),
-            confine::node_prefix(path),
+        let keep_out: Vec<PathBuf> = [
+            std::path::absolute(&self.temp_dir).ok(),
+            std::env::current_dir().ok(),
+            std::env::var_os("HOME").map(PathBuf::from),
         ]
         .into_iter()
         .flatten()
         .collect();
+        let mut read: Vec<PathBuf> = confine::install_folder(&self.program, &keep_out)
+            .into_iter()
+            .collect();
         read.extend(self.readable.iter().cloned());
         let mut write = vec![sandbox.root()];
         write.extend(self.writable.iter().cloned());

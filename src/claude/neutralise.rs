@@ -30,9 +30,10 @@ pub const GUARD: char = '\u{200B}';
 /// [`GUARD`]s (none doubled where one is already there), and a `/` that
 /// opens the text (after any leading white space) preceded by one.
 pub fn neutralise(text: &str) -> Cow<'_, str> {
+    let text = guard_keywords(text);
     let leading_slash = text.trim_start_matches(trimmed).starts_with('/');
     if !leading_slash && !text.contains('@') {
-        return Cow::Borrowed(text);
+        return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.char_indices().peekable();
@@ -53,6 +54,32 @@ pub fn neutralise(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Words the CLI acts on wherever they stand (`/\bultrathink\b/i`: it
+/// adds a request for deeper reasoning, which a chat user must not be
+/// able to buy), broken by the guard inside them.
+const KEYWORDS: &[(&str, usize)] = &[("ultrathink", 5)];
+
+fn guard_keywords(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for (word, split) in KEYWORDS {
+        // ASCII lower case keeps every byte offset as it is.
+        let lower = out.to_ascii_lowercase();
+        if !lower.contains(word) {
+            continue;
+        }
+        let mut guarded = String::with_capacity(out.len() + 8);
+        let mut last = 0;
+        for (at, _) in lower.match_indices(word) {
+            guarded.push_str(&out[last..at + split]);
+            guarded.push(GUARD);
+            last = at + split;
+        }
+        guarded.push_str(&out[last..]);
+        out = Cow::Owned(guarded);
+    }
+    out
 }
 
 /// What JavaScript's `trim()` takes off before the CLI looks for a `/`:
@@ -115,8 +142,19 @@ mod tests {
     }
 
     #[test]
+    fn ultrathink_is_broken_wherever_it_stands() {
+        assert_eq!(guarded("please ultrathink"), "please ultra<G>think");
+        assert_eq!(
+            guarded("ULTRATHINK, UltraThink"),
+            "ULTRA<G>THINK, Ultra<G>Think"
+        );
+        assert_eq!(guarded("ultrathinking"), "ultra<G>thinking");
+        assert!(matches!(neutralise("ultra think"), Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn the_words_are_unchanged_but_for_the_guard() {
-        let text = "/plan @home, then @\"x y\"\n\u{3000}@z 東京 ";
+        let text = "/plan @home, then @\"x y\"\n\u{3000}@z 東京 ultrathink ";
         assert_eq!(neutralise(text).replace(GUARD, ""), text);
     }
 }

@@ -109,7 +109,9 @@ impl Sandbox {
         self.staged += 1;
         let name = source
             .file_name()
-            .map(|n| n.to_string_lossy().replace(['/', '\0'], "_"))
+            // An `@` in the name would be guarded in the prompt (see
+            // `neutralise`), and the listed path would then name nothing.
+            .map(|n| n.to_string_lossy().replace(['/', '\0', '@'], "_"))
             .filter(|n| !n.starts_with('.') && !n.is_empty())
             .unwrap_or_else(|| "attachment".into());
         let target = self.work().join(format!("{}-{name}", self.staged));

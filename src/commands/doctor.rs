@@ -341,9 +341,12 @@ fn authentication(setup: &Setup) -> Check {
 /// one reaches the API (the real CLI's tests pin this), so an operator
 /// who meant the subscription token learns that the key is billed.
 fn credential_in_use(found: &[&str]) -> String {
-    let used = if found.contains(&"ANTHROPIC_AUTH_TOKEN") {
+    let has = |name| found.contains(&name);
+    let used = if has("ANTHROPIC_AUTH_TOKEN") && has("ANTHROPIC_API_KEY") {
+        "both ANTHROPIC_API_KEY (x-api-key) and ANTHROPIC_AUTH_TOKEN (a bearer token)"
+    } else if has("ANTHROPIC_AUTH_TOKEN") {
         "ANTHROPIC_AUTH_TOKEN (as a bearer token)"
-    } else if found.contains(&"ANTHROPIC_API_KEY") {
+    } else if has("ANTHROPIC_API_KEY") {
         "ANTHROPIC_API_KEY"
     } else {
         "CLAUDE_CODE_OAUTH_TOKEN (the subscription)"
@@ -351,7 +354,12 @@ fn credential_in_use(found: &[&str]) -> String {
     if found.len() == 1 {
         format!("{} set; claude uses it", found[0])
     } else {
-        format!("{} set; claude sends only {used}", found.join(", "))
+        let only = if used.starts_with("both") {
+            ""
+        } else {
+            "only "
+        };
+        format!("{} set; claude sends {only}{used}", found.join(", "))
     }
 }
 
@@ -797,6 +805,10 @@ mod tests {
         assert_eq!(
             credential_in_use(&["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"]),
             "ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN set; claude sends only ANTHROPIC_API_KEY"
+        );
+        assert!(
+            credential_in_use(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"])
+                .ends_with("claude sends both ANTHROPIC_API_KEY (x-api-key) and ANTHROPIC_AUTH_TOKEN (a bearer token)")
         );
     }
 
