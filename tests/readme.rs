@@ -457,3 +457,59 @@ fn the_systemd_recipe_runs_as_written_with_only_what_the_unit_gives() {
     let output = cmd.output().unwrap();
     maintained_with_the_env_files_claude(&env, &recipe, &output);
 }
+
+/// The README's JavaScript recipe runs under Node as written (its `ask`,
+/// and its Slack ids for a private channel, with stand-ins for the
+/// platform): the reply is read as it grows, the message lands in the
+/// channel's memory.
+#[test]
+fn the_node_recipe_runs_under_node_and_reads_the_reply_as_it_grows() {
+    let block = block_starting("js", "const { spawn }");
+    let (function, usage) = block
+        .split_once("// A Slack message event")
+        .expect("the recipe's ask, then its use on a Slack event");
+    let script = format!(
+        r#"{function}
+const msg = {{ user: "U1", ts: "1711.1", channel: "G1", channel_type: "group", text: "Standup at ten?" }};
+const shown = [];
+const showSoFar = (soFar) => shown.push(soFar);
+const say = async (reply) => console.log(JSON.stringify({{ shown, reply }}));
+const requeue = () => console.log("requeue");
+(async () => {{
+// A Slack message event{usage}
+}})();
+"#
+    );
+    let env = TestEnv::new();
+    let path = format!(
+        "{}:{}",
+        binary().parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = env
+        .sealed("node")
+        .args(["-e", &script])
+        .env("PATH", path)
+        .env("CLAUDE_BIN", fake_claude())
+        .env("CLAUDE_SESSION_STATE_DIR", env.state_dir())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout_of(&output),
+        stderr_of(&output)
+    );
+    let said: serde_json::Value = serde_json::from_str(stdout_of(&output).trim())
+        .unwrap_or_else(|e| panic!("{e}: {}", stdout_of(&output)));
+    let reply = "fake reply to: Standup at ten?";
+    assert_eq!(said["reply"], reply);
+    let shown = said["shown"].as_array().unwrap();
+    assert!(shown.len() >= 2, "one call per piece: {said}");
+    assert_eq!(shown.last().unwrap(), reply);
+    let group = env.messages("#G1");
+    assert_eq!(group.len(), 2, "{group:?}");
+    assert_eq!(group[0]["userId"], "U1");
+    assert_eq!(group[0]["channel"], "slack");
+    assert!(env.read_lines("U1").is_empty());
+}
