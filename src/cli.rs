@@ -221,8 +221,8 @@ pub struct ClaudeArgs {
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
 
-    /// Pass ARG through to claude; repeat for several (`--claude-arg --allowedTools --claude-arg Read`)
-    #[arg(long = "claude-arg", value_name = "ARG", allow_hyphen_values = true)]
+    /// Pass ARG through to claude; repeat for several (`--claude-arg --fallback-model --claude-arg sonnet`); tool flags are refused: set ask.tools / ask.allowedTools in config
+    #[arg(long = "claude-arg", value_name = "ARG", allow_hyphen_values = true, value_parser = crate::claude::passthrough_arg)]
     pub claude_args: Vec<String>,
 }
 

@@ -122,7 +122,7 @@ fn argv_prefix_model_and_claude_args_in_order() {
     let env = TestEnv::new();
     ask(&env)
         .args(["--user", "U1", "--model", "M", "--system-prompt", "base"])
-        .args(["--claude-arg", "--allowedTools", "--claude-arg", "Read"])
+        .args(["--claude-arg", "--fallback-model", "--claude-arg", "sonnet"])
         .args(["--claude-arg", "--foo=bar", "--", "hi"])
         .assert()
         .success();
@@ -130,12 +130,63 @@ fn argv_prefix_model_and_claude_args_in_order() {
     assert_eq!(argv[..SAFE_PREFIX.len()], SAFE_PREFIX, "{argv:?}");
     assert_eq!(value_after(&argv, "--model"), Some("M"), "{argv:?}");
     assert!(
-        argv.ends_with(&["--allowedTools".into(), "Read".into(), "--foo=bar".into()]),
+        argv.ends_with(&[
+            "--fallback-model".into(),
+            "sonnet".into(),
+            "--foo=bar".into()
+        ]),
         "--claude-arg values come last, in order: {argv:?}"
     );
     // Nothing else: prefix, the prompt file, the model, the pass-through.
     assert_eq!(argv.len(), SAFE_PREFIX.len() + 2 + 2 + 3, "{argv:?}");
     assert_eq!(argv[SAFE_PREFIX.len()], "--system-prompt-file", "{argv:?}");
+}
+
+/// The tools claude may use are the operator's choice, made once in
+/// config (`ask.tools`, `ask.allowedTools`), not per call: a tool flag
+/// through `--claude-arg` would be overridden by our `--tools` (and so do
+/// nothing) or widen what a chat user can reach, so it is refused, on
+/// every command that calls claude, before anything is logged.
+#[test]
+fn tool_flags_through_claude_arg_are_refused_and_say_where_tools_are_set() {
+    let env = TestEnv::new();
+    for flag in [
+        "--tools",
+        "--allowedTools",
+        "--allowed-tools",
+        "--disallowedTools",
+        "--disallowed-tools",
+    ] {
+        for given in [flag.to_owned(), format!("{flag}=Read")] {
+            env.ask(["--user", "U1", "--msg-id", "m1"])
+                .args(["--claude-arg", &given, "--claude-arg", "Read", "--", "hi"])
+                .fails(Exit::Usage)
+                .stderr_has(flag)
+                .stderr_has("ask.tools")
+                .stderr_has("ask.allowedTools")
+                .stderr_has("config.json");
+            // `--claude-arg=--tools` is the same flag.
+            env.ask(["--user", "U1"])
+                .arg(format!("--claude-arg={given}"))
+                .args(["--", "hi"])
+                .fails(Exit::Usage)
+                .stderr_has("ask.tools");
+        }
+    }
+    assert_eq!(env.claude_calls(), 0);
+    assert!(env.read_lines("U1").is_empty(), "nothing was logged");
+    for command in [&["compact", "--user", "U1", "--force"][..], &["maintain"]] {
+        env.run(command)
+            .args(["--claude-arg", "--allowedTools", "--claude-arg", "Bash"])
+            .fails(Exit::Usage)
+            .stderr_has("ask.allowedTools");
+    }
+    // A value that only contains a tool flag's name is not one.
+    ask(&env)
+        .args(["--user", "U1", "--claude-arg", "--append-system-prompt"])
+        .args(["--claude-arg", "never pass --tools", "--", "hi"])
+        .assert()
+        .success();
 }
 
 /// What every call starts with: JSON output, no transcript, no tools, no

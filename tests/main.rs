@@ -14,6 +14,7 @@ mod common;
 mod append;
 mod ask;
 mod bad_input;
+mod broker_examples;
 mod brokers;
 mod compact;
 mod concurrency;

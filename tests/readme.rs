@@ -4,7 +4,9 @@
 //! the configuration table names every key the tool reads.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+
+use crate::common::{TestEnv, binary, fake_claude, stderr_of, stdout_of};
 
 const README: &str = include_str!("../README.md");
 
@@ -263,4 +265,258 @@ fn the_module_map_names_every_source_file() {
     }
     missing.sort();
     assert!(missing.is_empty(), "README's module map lacks {missing:?}");
+}
+
+/// The block of `language` whose first line starts with `first`.
+fn block_starting(language: &str, first: &str) -> String {
+    let fence = format!("```{language}\n");
+    README
+        .split(&fence)
+        .skip(1)
+        .filter_map(|rest| rest.split("\n```").next())
+        .find(|block| block.starts_with(first))
+        .unwrap_or_else(|| panic!("the README has a ```{language} block starting {first:?}"))
+        .to_owned()
+}
+
+/// What the README's scheduled-maintenance recipes name, and the test's
+/// stand-ins for it: the installed binary, the env file, the state dir and
+/// claude.
+struct Recipe {
+    binary: String,
+    env_file: String,
+    /// `KEY=value` lines of the README's env file.
+    env_lines: Vec<(String, String)>,
+}
+
+impl Recipe {
+    fn from_readme() -> Self {
+        // The binary is where the install step puts it.
+        let install = README
+            .lines()
+            .find(|l| l.starts_with("sudo install -m 0755 ~/.cargo/bin/claude-session "))
+            .expect("the README installs the binary for the scheduled jobs");
+        let binary = install.rsplit(' ').next().unwrap().to_owned();
+        let env_block = block_starting("sh", "# /etc/claude-session/env");
+        let env_file = env_block[2..].split(':').next().unwrap().to_owned();
+        let env_lines = env_block
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                let (key, value) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
+                assert!(
+                    !value.contains([' ', '"', '\'']),
+                    "systemd and sh read {l:?} differently"
+                );
+                (key.to_owned(), value.to_owned())
+            })
+            .collect();
+        Self {
+            binary,
+            env_file,
+            env_lines,
+        }
+    }
+
+    /// The env file as the README gives it, with the fake claude and the
+    /// test's state dir in place of the real ones, plus what the fake needs
+    /// to record its calls; written into the test's folder.
+    fn write_env_file(&self, env: &TestEnv) -> std::path::PathBuf {
+        let mut text = String::new();
+        for (key, value) in &self.env_lines {
+            let value = match key.as_str() {
+                "CLAUDE_BIN" => fake_claude().display().to_string(),
+                "CLAUDE_SESSION_STATE_DIR" => env.state_dir().display().to_string(),
+                _ => value.clone(),
+            };
+            text.push_str(&format!("{key}={value}\n"));
+        }
+        let log = env.claude_log().display().to_string();
+        text.push_str(&format!(
+            "FAKE_CLAUDE_LOG={log}\nCLAUDE_SESSION_CLAUDE_ENV=FAKE_CLAUDE_*\nCLAUDE_SESSION_CLAUDE_WRITABLE={log}\n"
+        ));
+        let path = env.dir.path().join("env");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn value_of(&self, key: &str) -> &str {
+        &self
+            .env_lines
+            .iter()
+            .find(|(k, _)| k == key)
+            .unwrap_or_else(|| panic!("the README's env file sets no {key}"))
+            .1
+    }
+
+    /// `command` with the README's paths replaced by the test's.
+    fn localise(&self, command: &str, env_file: &Path) -> String {
+        assert!(command.contains(&self.binary), "{command}");
+        command
+            .replace(&self.binary, binary().to_str().unwrap())
+            .replace(&self.env_file, env_file.to_str().unwrap())
+    }
+}
+
+/// A state dir with one user over the compaction threshold: `maintain`
+/// must call claude for it.
+fn a_state_dir_with_work(env: &TestEnv) {
+    env.write_config(r#"{"compacting": {"threshold": 3}, "stm": {"contextWindow": 1}}"#);
+    for i in 1..=4 {
+        env.append(
+            &["--user", "U1", "--msg-id", &i.to_string()],
+            &format!("message {i}"),
+        );
+    }
+}
+
+/// The job did the pass: claude (the env file's `CLAUDE_BIN`) was called
+/// for the compaction, with the env file's credentials.
+#[track_caller]
+fn maintained_with_the_env_files_claude(env: &TestEnv, recipe: &Recipe, output: &Output) {
+    assert!(
+        output.status.success(),
+        "{}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        stdout_of(output),
+        stderr_of(output)
+    );
+    assert!(env.claude_calls() >= 1, "maintain did not call claude");
+    let recorded = std::fs::read_to_string(env.claude_log().join("call-1/env")).unwrap();
+    let key = format!("ANTHROPIC_API_KEY={}", recipe.value_of("ANTHROPIC_API_KEY"));
+    assert!(
+        recorded.lines().any(|l| l == key),
+        "claude did not get the key: {recorded}"
+    );
+    assert!(
+        env.read_lines("U1").len() < 4,
+        "the log was not compacted: {:?}",
+        env.read_lines("U1")
+    );
+}
+
+/// The cron line runs as cron runs it: `/bin/sh -c` with cron's own four
+/// variables (`PATH=/usr/bin:/bin`, `HOME`, `LOGNAME`, `SHELL`) and nothing
+/// else; quiet on success, so cron mails nothing.
+#[test]
+fn the_cron_recipe_runs_as_written_with_only_what_cron_and_the_env_file_give() {
+    let recipe = Recipe::from_readme();
+    let line = block_starting("cron", "");
+    let line = line.trim();
+    let command = line.splitn(6, ' ').nth(5).expect("five schedule fields");
+    let env = TestEnv::new();
+    a_state_dir_with_work(&env);
+    let env_file = recipe.write_env_file(&env);
+    let output = Command::new("env")
+        .args(["-i", "PATH=/usr/bin:/bin", "LOGNAME=bot", "SHELL=/bin/sh"])
+        .arg(format!("HOME={}", env.home().display()))
+        .args(["/bin/sh", "-c", &recipe.localise(command, &env_file)])
+        .current_dir(env.home())
+        .output()
+        .unwrap();
+    maintained_with_the_env_files_claude(&env, &recipe, &output);
+    assert_eq!(stdout_of(&output), "", "cron would mail this");
+    assert_eq!(stderr_of(&output), "", "cron would mail this");
+}
+
+/// The unit runs as systemd runs it: `ExecStart` split into words and
+/// executed without a shell, in the environment systemd gives a `User=`
+/// service (its default `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`), then
+/// `Environment=` and the `EnvironmentFile=`'s lines.
+#[test]
+fn the_systemd_recipe_runs_as_written_with_only_what_the_unit_gives() {
+    let recipe = Recipe::from_readme();
+    let unit = block_starting("ini", "[Unit]\nDescription=claude-session maintenance");
+    let setting = |name: &str| -> Vec<&str> {
+        unit.lines()
+            .filter_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+            .collect()
+    };
+    assert_eq!(setting("EnvironmentFile"), [recipe.env_file.as_str()]);
+    let exec_start = setting("ExecStart");
+    assert_eq!(exec_start.len(), 1, "{unit}");
+    let env = TestEnv::new();
+    a_state_dir_with_work(&env);
+    let env_file = recipe.write_env_file(&env);
+    let argv: Vec<String> = recipe
+        .localise(exec_start[0], &env_file)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    assert!(argv[0].starts_with('/'), "systemd needs an absolute path");
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .env_clear()
+        .env("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin")
+        .env("HOME", env.home())
+        .env("USER", "bot")
+        .env("LOGNAME", "bot")
+        .env("SHELL", "/bin/sh")
+        .current_dir("/");
+    for assignment in setting("Environment") {
+        let (key, value) = assignment.split_once('=').unwrap();
+        cmd.env(key, value);
+    }
+    for line in std::fs::read_to_string(&env_file).unwrap().lines() {
+        let (key, value) = line.split_once('=').unwrap();
+        cmd.env(key, value);
+    }
+    let output = cmd.output().unwrap();
+    maintained_with_the_env_files_claude(&env, &recipe, &output);
+}
+
+/// The README's JavaScript recipe runs under Node as written (its `ask`,
+/// and its Slack ids for a private channel, with stand-ins for the
+/// platform): the reply is read as it grows, the message lands in the
+/// channel's memory.
+#[test]
+fn the_node_recipe_runs_under_node_and_reads_the_reply_as_it_grows() {
+    let block = block_starting("js", "const { spawn }");
+    let (function, usage) = block
+        .split_once("// A Slack message event")
+        .expect("the recipe's ask, then its use on a Slack event");
+    let script = format!(
+        r#"{function}
+const msg = {{ user: "U1", ts: "1711.1", channel: "G1", channel_type: "group", text: "Standup at ten?" }};
+const shown = [];
+const showSoFar = (soFar) => shown.push(soFar);
+const say = async (reply) => console.log(JSON.stringify({{ shown, reply }}));
+const requeue = () => console.log("requeue");
+(async () => {{
+// A Slack message event{usage}
+}})();
+"#
+    );
+    let env = TestEnv::new();
+    let path = format!(
+        "{}:{}",
+        binary().parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = env
+        .sealed("node")
+        .args(["-e", &script])
+        .env("PATH", path)
+        .env("CLAUDE_BIN", fake_claude())
+        .env("CLAUDE_SESSION_STATE_DIR", env.state_dir())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout_of(&output),
+        stderr_of(&output)
+    );
+    let said: serde_json::Value = serde_json::from_str(stdout_of(&output).trim())
+        .unwrap_or_else(|e| panic!("{e}: {}", stdout_of(&output)));
+    let reply = "fake reply to: Standup at ten?";
+    assert_eq!(said["reply"], reply);
+    let shown = said["shown"].as_array().unwrap();
+    assert!(shown.len() >= 2, "one call per piece: {said}");
+    assert_eq!(shown.last().unwrap(), reply);
+    let group = env.messages("#G1");
+    assert_eq!(group.len(), 2, "{group:?}");
+    assert_eq!(group[0]["userId"], "U1");
+    assert_eq!(group[0]["channel"], "slack");
+    assert!(env.read_lines("U1").is_empty());
 }

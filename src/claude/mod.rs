@@ -39,6 +39,34 @@ pub const NEWEST_TESTED_VERSION: &str = "2.1.332";
 /// Every release the real-CLI tests run on, oldest first.
 pub const TESTED_VERSIONS: &[&str] = &[KNOWN_GOOD_VERSION, NEWEST_TESTED_VERSION];
 
+/// claude's flags that choose its tools. Which tools a chat user's message
+/// can make claude use is the operator's decision, made once in config
+/// (`ask.tools`, `ask.allowedTools`), not per call: through `--claude-arg`
+/// such a flag would either do nothing (our `--tools` wins over
+/// `--allowedTools`) or widen what a chat user can reach.
+pub const TOOL_FLAGS: &[&str] = &[
+    "--tools",
+    "--allowedTools",
+    "--allowed-tools",
+    "--disallowedTools",
+    "--disallowed-tools",
+];
+
+/// One `--claude-arg` value, refused if it is one of [`TOOL_FLAGS`] (alone
+/// or `=`-joined to its value), with where tools are set instead.
+pub fn passthrough_arg(value: &str) -> Result<String, String> {
+    let flag = value.split_once('=').map_or(value, |(flag, _)| flag);
+    if let Some(flag) = TOOL_FLAGS.iter().find(|f| **f == flag) {
+        return Err(format!(
+            "{flag} is not passed through: the tools claude may use are set once for a state \
+             dir, in sessions/config.json: \"ask.tools\" (the built-in tools offered, e.g. \
+             [\"Read\"]) and \"ask.allowedTools\" (permission rules, e.g. [\"Bash(date)\"]); \
+             see `claude-session doctor` for what each tool exposes"
+        ));
+    }
+    Ok(value.to_owned())
+}
+
 /// How the memory context reaches claude.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SystemPromptMode {

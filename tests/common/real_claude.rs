@@ -107,14 +107,14 @@ macro_rules! real_cli_test {
 }
 pub(crate) use real_cli_test;
 
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
 }
 
 /// The first line `program --version` prints, in a bare environment.
-fn version_of(program: &Path) -> Option<String> {
+pub fn version_of(program: &Path) -> Option<String> {
     let out = Command::new(program)
         .arg("--version")
         .env_clear()
@@ -147,7 +147,7 @@ fn npm() -> PathBuf {
 /// `npm install <package>` into `prefix`, with `path_first` (a node's
 /// folder) ahead of `PATH` so npm and the package's install scripts run
 /// on that node; fails the test with npm's output.
-fn npm_install(prefix: &Path, package: &str, path_first: Option<&Path>) {
+pub fn npm_install(prefix: &Path, package: &str, path_first: Option<&Path>) {
     let _ = std::fs::remove_dir_all(prefix);
     std::fs::create_dir_all(prefix).expect("create the install folder");
     eprintln!("installing {package} into {}", prefix.display());
