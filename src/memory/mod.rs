@@ -3,7 +3,7 @@
 //! profiles, topic notes and their index (`ltm`), tiered summaries
 //! (`summaries`), expiry (`expiry`), costs and budgets (`ledger`), whose
 //! memory a folder is (`owners`, `people`), search and recall (`search`,
-//! `recall`), everything of one user at once (`user_data`: stats, erase,
+//! `recall`, and ranked auto-recall: `retrieval`), everything of one user at once (`user_data`: stats, erase,
 //! export), the move out of the old layout (`migration`), log rotation and
 //! pruning (`housekeeping`), and the prompts (`prompts`).
 //!
@@ -22,6 +22,7 @@ pub mod owners;
 pub mod people;
 pub mod prompts;
 pub mod recall;
+pub mod retrieval;
 pub mod search;
 pub mod stm;
 pub mod summaries;

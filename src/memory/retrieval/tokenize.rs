@@ -1,0 +1,295 @@
+//! Text to index terms, the same for what is stored and for a query.
+//!
+//! 1. Unicode NFKC (full-width letters and digits, half-width katakana and
+//!    compatibility forms become their plain forms), then lower case.
+//! 2. Runs of letters and digits are words: an English stopword is left
+//!    out, every other word is stemmed with Snowball's English stemmer
+//!    (`rust-stemmers`), so "hiking", "hiked" and "hikes" meet.
+//! 3. Chinese, Japanese and Korean (Han, Hiragana, Katakana, Hangul) have
+//!    no spaces between words: a run of them gives its character bigrams
+//!    ("北海道" → "北海", "海道"), and a run of one character that
+//!    character.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::UnicodeNormalization as _;
+
+/// Turns text into terms; holds the stemmer, so make one and reuse it.
+pub struct Tokenizer {
+    stemmer: Stemmer,
+}
+
+impl Default for Tokenizer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tokenizer {
+    pub fn new() -> Self {
+        Self {
+            stemmer: Stemmer::create(Algorithm::English),
+        }
+    }
+
+    /// Every term of `text`, in order (repeats kept: they are term
+    /// frequencies).
+    pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.each_term(text, &mut |term| out.push(term));
+        out
+    }
+
+    /// Calls `emit` with every term of `text`, in order.
+    pub fn each_term(&self, text: &str, emit: &mut dyn FnMut(String)) {
+        let normal: String = text.nfkc().flat_map(char::to_lowercase).collect();
+        let mut word = String::new();
+        let mut cjk: Vec<char> = Vec::new();
+        let mut chars = normal.chars().peekable();
+        while let Some(c) = chars.next() {
+            if is_cjk(c) {
+                self.flush_word(&mut word, emit);
+                cjk.push(c);
+                continue;
+            }
+            flush_cjk(&mut cjk, emit);
+            // An apostrophe inside a word stays (the stemmer takes "'s").
+            let apostrophe = matches!(c, '\'' | '\u{2019}')
+                && !word.is_empty()
+                && chars.peek().is_some_and(|n| n.is_alphanumeric());
+            if c.is_alphanumeric() {
+                word.push(c);
+            } else if apostrophe {
+                word.push('\'');
+            } else {
+                self.flush_word(&mut word, emit);
+            }
+        }
+        self.flush_word(&mut word, emit);
+        flush_cjk(&mut cjk, emit);
+    }
+
+    fn flush_word(&self, word: &mut String, emit: &mut dyn FnMut(String)) {
+        if word.is_empty() {
+            return;
+        }
+        if !is_stopword(word) {
+            let stem = self.stemmer.stem(word);
+            let stem = stem.trim_end_matches('\'');
+            if !stem.is_empty() {
+                emit(stem.to_owned());
+            }
+        }
+        word.clear();
+    }
+}
+
+fn flush_cjk(run: &mut Vec<char>, emit: &mut dyn FnMut(String)) {
+    match run.len() {
+        0 => {}
+        1 => emit(run[0].to_string()),
+        _ => {
+            for pair in run.windows(2) {
+                emit(pair.iter().collect());
+            }
+        }
+    }
+    run.clear();
+}
+
+/// Han (with extensions and compatibility ideographs), Hiragana,
+/// Katakana (with the prolonged sound mark), and Hangul.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF        // Hiragana, Katakana
+        | 0x31F0..=0x31FF      // Katakana phonetic extensions
+        | 0x3400..=0x4DBF      // Han extension A
+        | 0x4E00..=0x9FFF      // Han
+        | 0xF900..=0xFAFF      // Han compatibility
+        | 0x20000..=0x3FFFF    // Han extensions B–H
+        | 0x1100..=0x11FF      // Hangul Jamo
+        | 0x3130..=0x318F      // Hangul compatibility Jamo
+        | 0xAC00..=0xD7AF) // Hangul syllables
+}
+
+/// Words too common to say what a message is about, and the words of
+/// small talk ("thanks", "ok", "hi"): a message made only of these
+/// recalls nothing.
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+/// Sorted (a test checks), lower case, as NFKC and case folding give them.
+const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "after",
+    "again",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "but",
+    "by",
+    "bye",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "for",
+    "from",
+    "get",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "hello",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "hey",
+    "hi",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "i'm",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "just",
+    "lol",
+    "me",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "of",
+    "off",
+    "oh",
+    "ok",
+    "okay",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "own",
+    "please",
+    "so",
+    "some",
+    "such",
+    "than",
+    "thank",
+    "thanks",
+    "that",
+    "that's",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "thx",
+    "to",
+    "too",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "what's",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yeah",
+    "yes",
+    "you",
+    "you're",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopwords_are_sorted() {
+        let mut sorted = STOPWORDS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, STOPWORDS);
+    }
+
+    #[test]
+    fn english_is_stemmed_and_folded() {
+        let t = Tokenizer::new();
+        assert_eq!(t.terms("Hiking"), t.terms("hikes"));
+        assert_eq!(t.terms("HIKED"), ["hike"]);
+        assert_eq!(t.terms("Caroline's adoption"), ["carolin", "adopt"]);
+        assert_eq!(t.terms("adopted"), ["adopt"]);
+        // Full-width letters are the same word (NFKC).
+        assert_eq!(t.terms("ＰＡＲＩＳ"), t.terms("Paris"));
+        assert!(t.terms("thanks!").is_empty());
+        assert!(t.terms("ok 👍").is_empty());
+    }
+
+    #[test]
+    fn cjk_runs_give_bigrams() {
+        let t = Tokenizer::new();
+        assert_eq!(t.terms("北海道"), ["北海", "海道"]);
+        assert_eq!(
+            t.terms("我去北海道了"),
+            ["我去", "去北", "北海", "海道", "道了"]
+        );
+        // Japanese: kana and kanji in one run; half-width katakana is
+        // made full-width first.
+        assert_eq!(t.terms("ｶﾚｰ"), ["カレ", "レー"]);
+        assert_eq!(t.terms("猫"), ["猫"]);
+        // Mixed with English: each part its own way.
+        assert_eq!(t.terms("在Tokyo工作"), ["在", "tokyo", "工作"]);
+        assert_eq!(t.terms("서울에"), ["서울", "울에"]);
+    }
+}
