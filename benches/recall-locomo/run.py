@@ -113,7 +113,12 @@ def build_state(binary, turns, config):
     reply = json.dumps({"summary": "They talked about their lives.", "facts": {}})
     run(binary, state, ["compact", "--user", USER, "--force", "--claude-bin",
                         os.path.join(ROOT, "tests", "fake-claude")],
-        env={"FAKE_CLAUDE_REPLY": reply})
+        # claude sees only the variables it is allowed (ask.env): let the
+        # fake's through.
+        env={"FAKE_CLAUDE_REPLY": reply, "CLAUDE_SESSION_CLAUDE_ENV": "FAKE_CLAUDE_*"})
+    summary = json.loads(run(binary, state, ["--json", "context", "--user", USER]))["summary"]
+    if summary.strip() != "They talked about their lives.":
+        sys.exit(f"the compaction did not write the fake's summary: {summary[:200]!r}")
     return state
 
 

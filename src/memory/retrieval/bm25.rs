@@ -9,8 +9,13 @@ use std::collections::HashMap;
 use super::tokenize::Tokenizer;
 
 /// The usual constants (Robertson; Lucene's defaults).
+/// (On LoCoMo's dev split, b 0.5, or k1 0.9 with b 0.4, moved the hit
+/// rate by less than a point either way.)
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
+
+/// Distinct terms of a query at most.
+const MAX_QUERY_TERMS: usize = 512;
 
 /// A query's distinct terms, and how many times each is asked for.
 pub struct QueryTerms {
@@ -26,6 +31,9 @@ impl QueryTerms {
         let mut weights: Vec<f64> = Vec::new();
         tokenizer.each_term(text, &mut |term| match index.get(&term) {
             Some(&i) => weights[i] += 1.0,
+            // A long message: its first terms say enough, and the
+            // counts stay small.
+            None if terms.len() >= MAX_QUERY_TERMS => {}
             None => {
                 index.insert(term.clone(), terms.len());
                 terms.push(term);
