@@ -235,3 +235,29 @@ fn recall_never_crosses_owners() {
     // The group's memory is not the person's own.
     assert!(!context(&env, "U3", Some(QUESTION)).contains("Biscuit"));
 }
+
+/// Nothing is cached between calls: a message another process (another
+/// host) appended a moment ago to the live log is recalled by the next
+/// `ask`, once it is older than the recent window.
+#[test]
+fn a_message_just_appended_is_recalled_from_the_live_log() {
+    let env = TestEnv::new();
+    history(&env, "U1", None, 60);
+    env.run(["append", "--user", "U1", "--msg-id", "fresh", "--", FACT])
+        .succeeds();
+    for i in 0..15 {
+        env.run(["append", "--user", "U1", "--"])
+            .arg(format!("weather chat {i}, sunny and warm"))
+            .succeeds();
+    }
+    let out: Value = env
+        .run(["--json", "context", "--user", "U1", "--", QUESTION])
+        .succeeds()
+        .json();
+    let recalled = out["recalled"].as_array().unwrap();
+    let hit = recalled
+        .iter()
+        .find(|r| r["msgId"] == "fresh")
+        .unwrap_or_else(|| panic!("{recalled:?}"));
+    assert_eq!(hit["source"], "log");
+}

@@ -78,14 +78,25 @@ pub fn gather_for(
         return Ok(parts);
     };
     let options = retrieval::Options::from_config(&state.config.recall);
-    let found = retrieval::recall(
+    // Recall adds to the context; a failure to read for it (an archive
+    // unreadable) must not cost the answer.
+    let found = match retrieval::recall(
         state,
         &owner,
         query.text,
         &parts.messages,
         query.msg_id,
         &options,
-    )?;
+    ) {
+        Ok(found) => found,
+        Err(e) => {
+            crate::diag::warn(format!(
+                "recall left out: could not read {}'s memory: {e:#}",
+                owner.name()
+            ));
+            return Ok(parts);
+        }
+    };
     parts.recalled = found.units.clone();
     parts.recall = Some(found);
     Ok(parts)

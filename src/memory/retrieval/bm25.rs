@@ -20,14 +20,14 @@ const MAX_QUERY_TERMS: usize = 512;
 /// A query's distinct terms, and how many times each is asked for.
 pub struct QueryTerms {
     pub terms: Vec<String>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, super::tokenize::FnvBuild>,
     weights: Vec<f64>,
 }
 
 impl QueryTerms {
     pub fn new(tokenizer: &Tokenizer, text: &str) -> Self {
         let mut terms = Vec::new();
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         let mut weights: Vec<f64> = Vec::new();
         tokenizer.each_term(text, &mut |term| match index.get(&term) {
             Some(&i) => weights[i] += 1.0,
