@@ -261,3 +261,52 @@ fn a_message_just_appended_is_recalled_from_the_live_log() {
         .unwrap_or_else(|| panic!("{recalled:?}"));
     assert_eq!(hit["source"], "log");
 }
+
+/// `recall.maxArchivedMessages` bounds what each ask reads: the newest
+/// archive days up to that many messages; 0 reads them all.
+#[test]
+fn max_archived_messages_reads_the_newest_days() {
+    let env = TestEnv::new();
+    let lines: String = (0..150)
+        .map(|i| {
+            let text = if i == 4 {
+                FACT.to_owned()
+            } else {
+                format!("weather chat {i}, sunny and warm")
+            };
+            json!({
+                "ts": format!("2026-02-{:02}T10:{:02}:00Z", 1 + i / 50, i % 50),
+                "role": "user",
+                "text": text,
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let import = env.dir.path().join("days.jsonl");
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", "U1", "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_REPLY", compaction_reply("Chat.", json!({})))
+        .succeeds();
+    env.write_config(r#"{"recall": {"maxArchivedMessages": 60}}"#);
+    let out: Value = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds()
+        .json();
+    assert!(!out["text"].as_str().unwrap().contains("Biscuit"));
+    assert_eq!(out["explain"]["recall"]["skippedDays"], 1);
+    env.write_config(r#"{"recall": {"maxArchivedMessages": 0}}"#);
+    assert!(context(&env, "U1", Some(QUESTION)).contains("Biscuit"));
+}

@@ -55,6 +55,7 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
                 recall: parts.recall.as_ref().map(|r| RecallExplained {
                     terms: &r.terms,
                     searched: r.searched,
+                    skipped_days: r.skipped_days,
                     considered: &r.considered,
                 }),
             }),
@@ -169,10 +170,18 @@ fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
         })
         .collect();
     format!(
-        "recall: terms {:?} over {} stored units; recall.minScore {}, recall.maxChars {}, \
+        "recall: terms {:?} over {} stored units{}; recall.minScore {}, recall.maxChars {}, \
          recall.maxPassages {}\n{}",
         recall.terms,
         recall.searched,
+        if recall.skipped_days > 0 {
+            format!(
+                " ({} older archive day(s) not searched: recall.maxArchivedMessages)",
+                recall.skipped_days
+            )
+        } else {
+            String::new()
+        },
         config.min_score,
         config.max_chars,
         config.max_passages,
@@ -288,9 +297,11 @@ struct Explained<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct RecallExplained<'a> {
     terms: &'a [String],
     searched: usize,
+    skipped_days: usize,
     considered: &'a [retrieval::Considered],
 }
 

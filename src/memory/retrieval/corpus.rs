@@ -58,17 +58,28 @@ pub struct Unit {
 pub struct Corpus {
     pub units: Vec<Unit>,
     pub messages: usize,
+    /// Archive days left unread by `recall.maxArchivedMessages`.
+    pub skipped_days: usize,
 }
 
-pub fn read(state: &State, owner: &Owner) -> anyhow::Result<Corpus> {
+/// With `max_archived` (config `recall.maxArchivedMessages`, 0: all),
+/// archive days are read newest first until that many messages are held:
+/// without an index, every ask reads what it searches (BENCHMARKS.md,
+/// Auto-recall, Scale). The live log is always read whole.
+pub fn read(state: &State, owner: &Owner, max_archived: usize) -> anyhow::Result<Corpus> {
     // The log first, then the archives: a compaction in between moves
     // lines from the one to the others, so they are read twice (and
     // deduplicated), never missed.
     let log = stm::all_messages_in(&owner.messages_file(state))?;
     let mut units: Vec<Unit> = Vec::new();
     let mut days = summaries::archive_days_in(&owner.archive_dir(state))?;
-    days.sort();
+    days.sort_by(|a, b| b.cmp(a));
+    let mut skipped_days = 0;
     for day in days {
+        if max_archived > 0 && units.len() >= max_archived {
+            skipped_days += 1;
+            continue;
+        }
         let path = state.layout.archive_file(&owner.key, day);
         let read = archive::read_lines(&path)?;
         for damage in &read.damage {
@@ -147,5 +158,9 @@ pub fn read(state: &State, owner: &Owner) -> anyhow::Result<Corpus> {
             }
         }
     }
-    Ok(Corpus { units, messages })
+    Ok(Corpus {
+        units,
+        messages,
+        skipped_days,
+    })
 }

@@ -48,6 +48,8 @@ pub struct Options {
     pub recency_weight: f64,
     /// Turns taken on each side of a hit.
     pub neighbours: usize,
+    /// Archived messages read at most, the newest (0: all).
+    pub max_archived: usize,
 }
 
 impl Options {
@@ -58,6 +60,7 @@ impl Options {
             min_score: config.min_score,
             recency_weight: config.recency_weight,
             neighbours: config.neighbours as usize,
+            max_archived: config.max_archived_messages as usize,
         }
     }
 }
@@ -118,6 +121,8 @@ pub struct Recall {
     pub terms: Vec<String>,
     /// Units searched.
     pub searched: usize,
+    /// Archive days not read (`recall.maxArchivedMessages`).
+    pub skipped_days: usize,
 }
 
 /// Recall for `query` over `owner`'s memory, leaving out `window` (the
@@ -138,7 +143,7 @@ pub fn recall(
             ..Recall::default()
         });
     }
-    let corpus = corpus::read(state, owner)?;
+    let corpus = corpus::read(state, owner, options.max_archived)?;
     Ok(rank(&tokenizer, &corpus, &terms, window, skip_id, options))
 }
 
@@ -281,6 +286,7 @@ pub fn rank(
         considered,
         terms: terms.terms.clone(),
         searched: units.len(),
+        skipped_days: corpus.skipped_days,
     }
 }
 
@@ -327,6 +333,7 @@ mod tests {
         Corpus {
             messages: units.len(),
             units,
+            skipped_days: 0,
         }
     }
 
