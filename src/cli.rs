@@ -183,7 +183,8 @@ Examples:
 const CONTEXT_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack context --user U0123ABC
-  claude-session --channel slack context --user U0123ABC --window 20 --json";
+  claude-session --channel slack context --user U0123ABC --window 20 --json
+  claude-session --channel slack context --user U0123ABC --explain -- \"where did my sister move?\"";
 
 const COMPACT_EXAMPLES: &str = "\
 Examples:
@@ -374,6 +375,10 @@ pub struct ContextArgs {
     /// Print the effective configuration (defaults merged with config.json) instead
     #[arg(long)]
     pub show_config: bool,
+
+    /// The message to answer (after `--`, as `ask` takes it): the context then holds what recall finds for it
+    #[arg(value_name = "TEXT", allow_hyphen_values = true, last = true)]
+    pub message: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -26,6 +26,45 @@ pub struct Config {
     pub budget: BudgetConfig,
     pub summaries: SummariesConfig,
     pub limits: LimitsConfig,
+    pub recall: RecallConfig,
+}
+
+/// Auto-recall: earlier messages relevant to the one being answered, put
+/// into the context by `ask` (no extra call).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RecallConfig {
+    /// Search the whole memory for each message and add what is relevant.
+    pub auto: bool,
+    /// Characters the recalled section may take (inside
+    /// `stm.maxContextChars`, which stays the cap of the whole block).
+    pub max_chars: u32,
+    /// Passages (a hit with its neighbours) at most.
+    pub max_passages: u32,
+    /// The relevance floor: a passage scoring less is not recalled.
+    pub min_score: f64,
+    /// The recency prior: the newest message's score is raised by this
+    /// share, the oldest's not at all.
+    pub recency_weight: f64,
+    /// Turns taken on each side of a hit (its question, its answer).
+    pub neighbours: u32,
+    /// Archived messages searched at most, the newest (0: all): without
+    /// an index each ask reads what it searches.
+    pub max_archived_messages: u32,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        Self {
+            auto: true,
+            max_chars: 4_000,
+            max_passages: 12,
+            min_score: 3.0,
+            recency_weight: 0.05,
+            neighbours: 1,
+            max_archived_messages: 20_000,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -400,6 +439,25 @@ impl Config {
             return bad(format!(
                 "stm.maxContextChars is {}; it must be at least 100",
                 self.stm.max_context_chars
+            ));
+        }
+        let recall = &self.recall;
+        if !(recall.min_score.is_finite() && recall.min_score >= 0.0) {
+            return bad(format!(
+                "recall.minScore is {}; it must be a number, 0 or more",
+                recall.min_score
+            ));
+        }
+        if !(recall.recency_weight.is_finite() && (0.0..=1.0).contains(&recall.recency_weight)) {
+            return bad(format!(
+                "recall.recencyWeight is {}; it must be from 0 to 1",
+                recall.recency_weight
+            ));
+        }
+        if recall.neighbours > 5 {
+            return bad(format!(
+                "recall.neighbours is {}; it must be at most 5",
+                recall.neighbours
             ));
         }
         if self.compacting.daily_summary_hour > 23 {

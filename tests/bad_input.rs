@@ -516,6 +516,21 @@ fn config_cases() -> Vec<Case> {
             vec!["stm.maxContextChars"],
         ),
         (
+            "a negative relevance floor",
+            br#"{"recall":{"minScore":-1}}"#.to_vec(),
+            vec!["recall.minScore"],
+        ),
+        (
+            "a recency weight over 1",
+            br#"{"recall":{"recencyWeight":2}}"#.to_vec(),
+            vec!["recall.recencyWeight"],
+        ),
+        (
+            "too many neighbours",
+            br#"{"recall":{"neighbours":9}}"#.to_vec(),
+            vec!["recall.neighbours"],
+        ),
+        (
             "hour 24",
             br#"{"compacting":{"dailySummaryHour":24}}"#.to_vec(),
             vec!["compacting.dailySummaryHour"],

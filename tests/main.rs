@@ -13,6 +13,7 @@ mod common;
 
 mod append;
 mod ask;
+mod auto_recall;
 mod bad_input;
 mod broker_examples;
 mod brokers;

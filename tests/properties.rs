@@ -492,6 +492,7 @@ fn parts() -> impl Strategy<Value = Parts> {
             profile,
             summary,
             messages,
+            ..Parts::default()
         })
 }
 

@@ -123,7 +123,19 @@ fn ask(
 
     // One hold of the conversation lock: check for a redelivery, read the
     // context, log the message, and claim the message id.
-    let read_context = || context::gather(state, turn.key, sender, state.config.context_window());
+    let query = context::Query {
+        text: &turn.message.text,
+        msg_id: turn.message.msg_id.as_deref(),
+    };
+    let read_context = || {
+        context::gather_for(
+            state,
+            turn.key,
+            sender,
+            state.config.context_window(),
+            Some(query),
+        )
+    };
     let intake = stm::take_in(
         state,
         turn.key,
@@ -297,11 +309,16 @@ fn redelivered(
     let waiting_since = Utc::now();
     let claim = stm::wait_for_claim(state, turn.key, id, wait)?;
     let (delivery, parts) = stm::find_delivery_and(state, turn.key, id, turn.message.ts, || {
-        let mut parts = context::gather(
+        let query = context::Query {
+            text: &turn.message.text,
+            msg_id: Some(id),
+        };
+        let mut parts = context::gather_for(
             state,
             turn.key,
             turn.sender,
             state.config.context_window() + 1,
+            Some(query),
         )?;
         parts.messages.retain(|m| m.msg_id.as_deref() != Some(id));
         Ok(parts)

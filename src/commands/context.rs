@@ -6,6 +6,7 @@ use crate::cli::ContextArgs;
 use crate::commands::style::{Style, table};
 use crate::commands::{Output, print_json, print_text};
 use crate::memory::context::{self, Fate};
+use crate::memory::retrieval::{self, Verdict};
 use crate::state::State;
 
 pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<()> {
@@ -25,24 +26,54 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
         .window
         .map_or(state.config.context_window(), |n| n as usize);
     let budget = state.config.stm.max_context_chars as usize;
-    let parts = context::gather(state, &key, user, window)?;
+    // The message as `ask` takes it: its words joined by spaces.
+    let message = (!args.message.is_empty()).then(|| args.message.join(" "));
+    let query = message
+        .as_deref()
+        .map(|text| context::Query { text, msg_id: None });
+    let parts = context::gather_for(state, &key, user, window, query)?;
     let rendered = context::render(&parts, budget);
     if output.json {
+        let recalled: Vec<RecalledJson> = parts
+            .recalled
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !rendered.recall_dropped.contains(i))
+            .map(|(_, r)| RecalledJson::new(r))
+            .collect();
         return print_json(&ContextJson {
             profile: parts.profile.as_deref(),
             summary: parts.summary.as_deref(),
             messages: &parts.messages,
+            recalled: message.is_some().then_some(recalled),
             text: &rendered.text,
             explain: args.explain.then(|| Explained {
                 budget_chars: budget,
                 used_chars: rendered.text.chars().count(),
                 estimated_tokens: context::estimate_tokens(&rendered.text),
                 parts: &rendered.parts,
+                recall: parts.recall.as_ref().map(|r| RecallExplained {
+                    terms: &r.terms,
+                    searched: r.searched,
+                    skipped_days: r.skipped_days,
+                    considered: &r.considered,
+                }),
             }),
         });
     }
     if args.explain {
-        return print_text(&explain(&rendered, budget, window));
+        let mut text = explain(&rendered, budget, window);
+        if message.is_some() {
+            text.push_str("\n\n");
+            let recall = explain_recall(state, parts.recall.as_ref());
+            // Stored text must not drive a terminal.
+            if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                text.push_str(&crate::commands::style::printable(&recall));
+            } else {
+                text.push_str(&recall);
+            }
+        }
+        return print_text(&text);
     }
     if parts.is_empty() {
         return Ok(());
@@ -58,20 +89,29 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
 /// One row per part: size, estimated tokens, and what the budget did.
 fn explain(rendered: &context::Rendered, budget: usize, window: usize) -> String {
     let mut message_number = 0;
+    let mut recalled_number = 0;
     let rows: Vec<Vec<String>> = rendered
         .parts
         .iter()
         .map(|part| {
-            let name = if part.kind == "message" {
-                message_number += 1;
-                format!("message {message_number}")
-            } else {
-                part.kind.to_owned()
+            let name = match part.kind {
+                "message" => {
+                    message_number += 1;
+                    format!("message {message_number}")
+                }
+                "recalled" => {
+                    recalled_number += 1;
+                    format!("recalled {recalled_number}")
+                }
+                kind => kind.to_owned(),
             };
-            let why = match part.fate {
-                Fate::Kept => String::new(),
-                Fate::Cut => format!("cut to {} to fit stm.maxContextChars", part.used_chars),
-                Fate::Dropped => "dropped: over stm.maxContextChars (oldest go first)".into(),
+            let why = match (part.fate, part.kind) {
+                (Fate::Kept, _) => String::new(),
+                (Fate::Cut, _) => format!("cut to {} to fit stm.maxContextChars", part.used_chars),
+                (Fate::Dropped, "recalled") => {
+                    "dropped: over stm.maxContextChars (lowest scored go first)".into()
+                }
+                (Fate::Dropped, _) => "dropped: over stm.maxContextChars (oldest go first)".into(),
             };
             vec![
                 name,
@@ -96,6 +136,125 @@ fn explain(rendered: &context::Rendered, budget: usize, window: usize) -> String
     )
 }
 
+/// What recall looked for, and each hit considered: its score and why it
+/// is in the context or not.
+fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
+    let config = &state.config.recall;
+    let Some(recall) = recall else {
+        return "recall: off (recall.auto is false, or this memory is not the sender's to search)"
+            .into();
+    };
+    if recall.terms.is_empty() {
+        return "recall: nothing to look for (only small talk or stopwords), nothing recalled"
+            .into();
+    }
+    let rows: Vec<Vec<String>> = recall
+        .considered
+        .iter()
+        .map(|c| {
+            let why = match c.verdict {
+                Verdict::Taken => "taken",
+                Verdict::BelowFloor => "below recall.minScore",
+                Verdict::InWindow => "in the recent window already",
+                Verdict::Duplicate => "its turns are in a better passage",
+                Verdict::OverChars => "over recall.maxChars",
+                Verdict::OverPassages => "over recall.maxPassages",
+            };
+            vec![
+                format!("{:.2}", c.score),
+                c.ts.format("%Y-%m-%d %H:%M").to_string(),
+                c.source.clone(),
+                why.to_owned(),
+                c.text.replace(['\n', '\r'], " "),
+            ]
+        })
+        .collect();
+    format!(
+        "recall: terms {:?} over {} stored units{}; recall.minScore {}, recall.maxChars {}, \
+         recall.maxPassages {}\n{}",
+        recall.terms,
+        recall.searched,
+        if recall.skipped_days > 0 {
+            format!(
+                " ({} older archive day(s) not searched: recall.maxArchivedMessages)",
+                recall.skipped_days
+            )
+        } else {
+            String::new()
+        },
+        config.min_score,
+        config.max_chars,
+        config.max_passages,
+        table(
+            Style::detect(),
+            &["SCORE", "TIME", "SOURCE", "VERDICT", "TEXT"],
+            &rows
+        )
+    )
+}
+
+/// One recalled message as `context --json` lists it: its stored fields,
+/// and where it came from.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecalledJson<'a> {
+    /// `message`, or `summary` for a line of a daily or weekly summary.
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    msg_id: Option<&'a str>,
+    ts: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<crate::memory::message::Role>,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_name: Option<&'a str>,
+    speaker: String,
+    /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
+    source: &'a str,
+    /// The score of its passage.
+    score: f64,
+    /// It matched itself; `false`: it is a neighbour of a hit.
+    hit: bool,
+}
+
+impl<'a> RecalledJson<'a> {
+    fn new(r: &'a retrieval::Recalled) -> Self {
+        let ts = |t: chrono::DateTime<chrono::Utc>| {
+            t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        };
+        match &r.unit.item {
+            retrieval::Item::Message(m) => Self {
+                kind: "message",
+                msg_id: m.msg_id.as_deref(),
+                ts: ts(m.ts),
+                role: Some(m.role),
+                text: &m.text,
+                user_id: m.user_id.as_deref(),
+                user_name: m.user_name.as_deref(),
+                speaker: retrieval::speaker(m),
+                source: &r.unit.source,
+                score: r.score,
+                hit: r.hit,
+            },
+            retrieval::Item::Note { ts: t, label, text } => Self {
+                kind: "summary",
+                msg_id: None,
+                ts: ts(*t),
+                role: None,
+                text,
+                user_id: None,
+                user_name: None,
+                speaker: label.clone(),
+                source: &r.unit.source,
+                score: r.score,
+                hit: r.hit,
+            },
+        }
+    }
+}
+
 /// The effective configuration, and which state dir it belongs to: the
 /// path, where it came from, and whether anybody has written it yet.
 fn show_config(state: &State) -> anyhow::Result<()> {
@@ -118,6 +277,9 @@ struct ContextJson<'a> {
     profile: Option<&'a str>,
     summary: Option<&'a str>,
     messages: &'a [crate::memory::message::Message],
+    /// With a message: the earlier messages recall put in the context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recalled: Option<Vec<RecalledJson<'a>>>,
     text: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     explain: Option<Explained<'a>>,
@@ -130,6 +292,17 @@ struct Explained<'a> {
     used_chars: usize,
     estimated_tokens: usize,
     parts: &'a [context::PartReport],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recall: Option<RecallExplained<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecallExplained<'a> {
+    terms: &'a [String],
+    searched: usize,
+    skipped_days: usize,
+    considered: &'a [retrieval::Considered],
 }
 
 /// `context --show-config`: the effective configuration and its state dir.

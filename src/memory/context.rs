@@ -7,9 +7,16 @@
 //! [Conversation summary]
 //! …
 //!
+//! [Earlier messages that may be relevant]
+//! [2026-01-04 18:02] User: my sister adopted a puppy, Biscuit
+//!
 //! [Recent messages]
 //! [2026-03-23 03:28] User: hi
 //! ```
+//!
+//! The earlier messages are what recall ([`retrieval`]) found for the
+//! message being answered, in time order; without a message, or when
+//! nothing relevant is found, the section is left out.
 //!
 //! A turn or a section header starts only at the beginning of a line, and
 //! every other line of a message, profile or summary is indented, so no
@@ -19,7 +26,8 @@ use serde::Serialize;
 
 use crate::layout::UserId;
 use crate::memory::message::Message;
-use crate::memory::stm;
+use crate::memory::retrieval::{self, Item, Recalled};
+use crate::memory::{owners, stm};
 use crate::state::State;
 
 /// What the context is made of, before the size budget applies.
@@ -28,12 +36,70 @@ pub struct Parts {
     pub profile: Option<String>,
     pub summary: Option<String>,
     pub messages: Vec<Message>,
+    /// Earlier messages recall found for the message being answered.
+    pub recalled: Vec<Recalled>,
+    /// What recall did, for `context --explain` and `--json`.
+    pub recall: Option<retrieval::Recall>,
 }
 
 impl Parts {
     pub fn is_empty(&self) -> bool {
-        self.profile.is_none() && self.summary.is_none() && self.messages.is_empty()
+        self.profile.is_none()
+            && self.summary.is_none()
+            && self.messages.is_empty()
+            && self.recalled.is_empty()
     }
+}
+
+/// The message being answered, for recall: its text, and its id (a
+/// redelivery finds it logged already).
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub text: &'a str,
+    pub msg_id: Option<&'a str>,
+}
+
+/// [`gather`], then (config `recall.auto`, and a message to answer) what
+/// recall finds for the message in the conversation's memory, as the
+/// sender may see it ([`owners::visible_to`]).
+pub fn gather_for(
+    state: &State,
+    key: &UserId,
+    sender: &UserId,
+    window: usize,
+    query: Option<Query>,
+) -> anyhow::Result<Parts> {
+    let mut parts = gather(state, key, sender, window)?;
+    let Some(query) = query.filter(|_| state.config.recall.auto) else {
+        return Ok(parts);
+    };
+    let conversation = key.is_conversation().then_some(key);
+    let Some(owner) = owners::visible_to(state, sender, conversation)? else {
+        return Ok(parts);
+    };
+    let options = retrieval::Options::from_config(&state.config.recall);
+    // Recall adds to the context; a failure to read for it (an archive
+    // unreadable) must not cost the answer.
+    let found = match retrieval::recall(
+        state,
+        &owner,
+        query.text,
+        &parts.messages,
+        query.msg_id,
+        &options,
+    ) {
+        Ok(found) => found,
+        Err(e) => {
+            crate::diag::warn(format!(
+                "recall left out: could not read {}'s memory: {e:#}",
+                owner.name()
+            ));
+            return Ok(parts);
+        }
+    };
+    parts.recalled = found.units.clone();
+    parts.recall = Some(found);
+    Ok(parts)
 }
 
 /// Read the sender's profile body, and the summary body and last `window`
@@ -59,6 +125,7 @@ pub fn gather(
         profile: profile.and_then(non_blank).filter(has_content),
         summary: summary.and_then(non_blank),
         messages: stm::recent(state, key, window)?,
+        ..Parts::default()
     })
 }
 
@@ -98,20 +165,27 @@ pub enum Fate {
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
     pub text: String,
-    /// One entry per part: profile, summary, then each message oldest first.
+    /// One entry per part: profile, summary, then each message oldest
+    /// first, then each recalled message.
     pub parts: Vec<PartReport>,
+    /// Recalled units the size budget left out, by index in
+    /// `Parts::recalled`.
+    pub recall_dropped: Vec<usize>,
 }
 
 const PROFILE_HEADER: &str = "[User profile]";
 const SUMMARY_HEADER: &str = "[Conversation summary]";
 const MESSAGES_HEADER: &str = "[Recent messages]";
+const RECALLED_HEADER: &str = "[Earlier messages that may be relevant]";
 
 /// Never cut a message shorter than this: a stub is worth less than room.
 const MIN_CUT_CHARS: usize = 80;
 
 /// Render within `max_chars`. The profile may take a quarter of the budget
 /// and the summary half; messages get the rest, newest first: the oldest
-/// drop first, then the oldest kept one is cut to fit.
+/// drop first, then the oldest kept one is cut to fit. Recalled messages
+/// get what is left after all of these (recall chose them within
+/// `recall.maxChars`); if that is not enough, the lowest scored drop.
 pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
     let mut out = Rendered::default();
     let mut sections: Vec<String> = Vec::new();
@@ -177,12 +251,76 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
         .filter(|(line, _)| !line.is_empty())
         .map(|(line, _)| line.as_str())
         .collect();
-    if !lines.is_empty() {
-        sections.push(format!("{MESSAGES_HEADER}\n{}", lines.join("\n")));
-    }
+    let recent = (!lines.is_empty()).then(|| format!("{MESSAGES_HEADER}\n{}", lines.join("\n")));
     out.parts.extend(kept.into_iter().map(|(_, report)| report));
+
+    if !parts.recalled.is_empty() {
+        let taken = section_chars(&sections) + recent.as_ref().map_or(0, |r| r.chars().count() + 2);
+        let room = max_chars.saturating_sub(taken + RECALLED_HEADER.len() + 3);
+        let lines: Vec<String> = parts
+            .recalled
+            .iter()
+            .map(|r| format_unit(&r.unit.item))
+            .collect();
+        let mut keep = vec![true; lines.len()];
+        let mut used: usize = lines.iter().map(|l| l.chars().count() + 1).sum();
+        // Over the room: the lowest scored go first (of two, the older).
+        let mut order: Vec<usize> = (0..lines.len()).collect();
+        order.sort_by(|&a, &b| {
+            parts.recalled[a]
+                .score
+                .total_cmp(&parts.recalled[b].score)
+                .then(a.cmp(&b))
+        });
+        for i in order {
+            if used <= room {
+                break;
+            }
+            keep[i] = false;
+            used -= lines[i].chars().count() + 1;
+            out.recall_dropped.push(i);
+        }
+        let kept: Vec<&str> = lines
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(l, _)| l.as_str())
+            .collect();
+        for (line, keep) in lines.iter().zip(&keep) {
+            let chars = if *keep { line.chars().count() } else { 0 };
+            out.parts.push(PartReport {
+                kind: "recalled",
+                chars: line.chars().count(),
+                used_chars: chars,
+                used_tokens: if *keep { estimate_tokens(line) } else { 0 },
+                fate: if *keep { Fate::Kept } else { Fate::Dropped },
+            });
+        }
+        if !kept.is_empty() {
+            sections.push(format!("{RECALLED_HEADER}\n{}", kept.join("\n")));
+        }
+    }
+    sections.extend(recent);
     out.text = sections.join("\n\n");
     out
+}
+
+/// A recalled unit: a message as [`format_message`] writes it, or a line
+/// of a summary, `[YYYY-MM-DD] Daily summary: text`.
+pub fn format_unit(item: &Item) -> String {
+    match item {
+        Item::Message(message) => format_message(message),
+        Item::Note { ts, label, text } => {
+            let mut lines = split_lines(text);
+            let first = lines.next().unwrap_or_default();
+            let mut out = format!("[{}] {label}: {first}", ts.format("%Y-%m-%d"));
+            for line in lines {
+                out.push_str("\n  ");
+                out.push_str(line);
+            }
+            out
+        }
+    }
 }
 
 /// `[YYYY-MM-DD HH:MM] Role: text`, continuation lines indented. In a
@@ -267,6 +405,7 @@ mod tests {
             profile: None,
             summary: Some("They talked.".into()),
             messages: vec![msg(Role::User, "hi"), msg(Role::Assistant, "Hello!")],
+            ..Parts::default()
         };
         assert_eq!(
             render(&parts, 12_000).text,

@@ -4,7 +4,7 @@
 //! (`summaries`), expiry (`expiry`), costs and budgets (`ledger`), the failure log of
 //! background work (`failures`), whose
 //! memory a folder is (`owners`, `people`), search and recall (`search`,
-//! `recall`), everything of one user at once (`user_data`: stats, erase,
+//! `recall`, and ranked auto-recall: `retrieval`), everything of one user at once (`user_data`: stats, erase,
 //! export), the move out of the old layout (`migration`), log rotation and
 //! pruning (`housekeeping`), and the prompts (`prompts`).
 //!
@@ -24,6 +24,7 @@ pub mod owners;
 pub mod people;
 pub mod prompts;
 pub mod recall;
+pub mod retrieval;
 pub mod search;
 pub mod stm;
 pub mod summaries;

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Recall on LoCoMo: is the evidence turn in the context `ask` would build?
+
+Usage: run.py LOCOMO_DIR [--bin target/release/claude-session] [--only 26,30]
+       run.py --fixture benches/recall-locomo/fixtures/zh.json
+
+LOCOMO_DIR holds LoCoMo's unzipped `data/multimodal_dialog/locomo10_v2/*.json`
+(CC BY-NC 4.0: never committed here). Fetches nothing. For each conversation:
+a fresh state dir; every turn imported with `append --jsonl` (speaker_a as the
+user, speaker_b as the assistant, msgId "<conv>:<dia_id>", a photo's caption
+appended to its text, each session's date as its turns' time, a minute
+apart); compacted with the fake claude (tests/fake-claude); then for each
+question of categories 1-4, `context --json --user U -- "<question>"`, and a
+hit when an evidence turn's msgId is in that context (the recent window or the
+recalled messages). A plain BM25 baseline (no stemming, no stopwords,
+turn-level top-k within the same character budget, plus the same recent
+window) is computed in the same run over the same turns.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from datetime import datetime, timedelta, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEV = {"26", "30", "41", "42", "43"}
+HELD_OUT = {"44", "47", "48", "49", "50"}
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+RECALLED_HEADER = "[Earlier messages that may be relevant]"
+USER = "U1"
+
+
+def session_time(text):
+    # "1:56 pm on 8 May, 2023"
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def locomo_turns(conv_id, data):
+    c = data["conversation"] if "conversation" in data else data
+    a = c["speaker_a"]
+    turns = []
+    n = 1
+    while f"session_{n}_date_time" in c:
+        start = session_time(c[f"session_{n}_date_time"])
+        for i, turn in enumerate(c.get(f"session_{n}", [])):
+            text = turn["text"]
+            if turn.get("blip_caption"):
+                text = f"{text} [shares a photo: {turn['blip_caption']}]"
+            turns.append({
+                "ts": (start + timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+                "role": "user" if turn["speaker"] == a else "assistant",
+                "text": text,
+                "msgId": f"{conv_id}:{turn['dia_id']}",
+            })
+        n += 1
+    questions = [
+        {"q": q["question"], "cat": q["category"],
+         # A few evidence entries hold two ids ("D8:6; D9:17"): both count.
+         "evidence": [f"{conv_id}:{e}" for ev in q.get("evidence", []) for e in re.split(r"[;,\s]+", ev) if e]}
+        for q in data["qa"]
+        if q.get("category") in CATEGORIES and q.get("evidence")
+    ]
+    return turns, questions
+
+
+def fixture_turns(data):
+    conv_id = data["id"]
+    turns = []
+    start = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+    for i, turn in enumerate(data["turns"]):
+        day, rest = divmod(i, 40)
+        turns.append({
+            "ts": (start + timedelta(days=day, minutes=rest * 3)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            "role": turn["role"],
+            "text": turn["text"],
+            "msgId": f"{conv_id}:{i}",
+        })
+    questions = [
+        {"q": q["q"], "cat": 4, "evidence": [f"{conv_id}:{e}" for e in q["evidence"]]}
+        for q in data["questions"]
+    ]
+    return turns, questions
+
+
+def run(binary, state, args, env=None, stdin=None):
+    full_env = dict(os.environ, **(env or {}))
+    result = subprocess.run(
+        [binary, "--state-dir", state, "-q", *args],
+        input=stdin, capture_output=True, text=True, env=full_env,
+    )
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(args[:3])} failed ({result.returncode}): {result.stderr}")
+    return result.stdout
+
+
+def build_state(binary, turns, config):
+    state = tempfile.mkdtemp(prefix="recall-bench-")
+    if config:
+        os.makedirs(os.path.join(state, "sessions"), exist_ok=True)
+        with open(os.path.join(state, "sessions", "config.json"), "w") as f:
+            json.dump(config, f)
+    path = os.path.join(state, "import.jsonl")
+    with open(path, "w") as f:
+        for t in turns:
+            f.write(json.dumps(t, ensure_ascii=False) + "\n")
+    run(binary, state, ["append", "--user", USER, "--jsonl", path])
+    reply = json.dumps({"summary": "They talked about their lives.", "facts": {}})
+    run(binary, state, ["compact", "--user", USER, "--force", "--claude-bin",
+                        os.path.join(ROOT, "tests", "fake-claude")],
+        # claude sees only the variables it is allowed (ask.env): let the
+        # fake's through.
+        env={"FAKE_CLAUDE_REPLY": reply, "CLAUDE_SESSION_CLAUDE_ENV": "FAKE_CLAUDE_*"})
+    summary = json.loads(run(binary, state, ["--json", "context", "--user", USER]))["summary"]
+    if summary.strip() != "They talked about their lives.":
+        sys.exit(f"the compaction did not write the fake's summary: {summary[:200]!r}")
+    return state
+
+
+# --- the baseline: plain BM25 (no stemming, no stopwords), turns only -----------
+
+def plain_tokens(text):
+    return re.findall(r"\w+", text.lower())
+
+
+class PlainBM25:
+    def __init__(self, turns, k1=1.5, b=0.75):
+        self.docs = [Counter(plain_tokens(t["text"])) for t in turns]
+        self.lens = [sum(d.values()) for d in self.docs]
+        self.avg = sum(self.lens) / max(len(self.lens), 1)
+        df = Counter()
+        for d in self.docs:
+            df.update(d.keys())
+        n = len(self.docs)
+        self.idf = {w: math.log((n - f + 0.5) / (f + 0.5) + 1) for w, f in df.items()}
+        self.k1, self.b = k1, b
+
+    def top(self, query):
+        q = plain_tokens(query)
+        scores = []
+        for i, d in enumerate(self.docs):
+            s = 0.0
+            for w in q:
+                tf = d.get(w, 0)
+                if tf:
+                    s += self.idf[w] * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * self.lens[i] / self.avg))
+            if s > 0:
+                scores.append((s, i))
+        scores.sort(reverse=True)
+        return [i for _, i in scores]
+
+
+def line_chars(t):
+    # As the context writes a turn: "[YYYY-MM-DD HH:MM] User: text" and a newline.
+    return len(t["text"]) + 27
+
+
+def evaluate(binary, name, turns, questions, budget, window, verbose, config):
+    state = build_state(binary, turns, config)
+    baseline = PlainBM25(turns)
+    recent = {t["msgId"] for t in turns[-window:]}
+    rows = []
+    for q in questions:
+        out = json.loads(run(binary, state, ["context", "--json", "--user", USER, "--", q["q"]]))
+        present = {m.get("msgId") for m in out["messages"]}
+        present |= {m.get("msgId") for m in out.get("recalled") or []}
+        text = out["text"]
+        recalled_bytes = 0
+        if RECALLED_HEADER in text:
+            section = text.split(RECALLED_HEADER, 1)[1].split("\n\n[", 1)[0]
+            recalled_bytes = len((RECALLED_HEADER + section).encode())
+        base = set(recent)
+        used = 0
+        for i in baseline.top(q["q"]):
+            cost = line_chars(turns[i])
+            if used + cost > budget:
+                break
+            used += cost
+            base.add(turns[i]["msgId"])
+        ev = q["evidence"]
+        row = {
+            "conv": name, "cat": q["cat"],
+            "any": any(e in present for e in ev), "all": all(e in present for e in ev),
+            "base": any(e in base for e in ev), "bytes": recalled_bytes,
+        }
+        rows.append(row)
+        if verbose and not row["any"]:
+            print(f"  miss {name} c{q['cat']}: {q['q']}  evidence {ev}", file=sys.stderr)
+    return rows
+
+
+def pct(rows, key):
+    return 100.0 * sum(r[key] for r in rows) / len(rows) if rows else float("nan")
+
+
+def report(label, rows):
+    if not rows:
+        return
+    mean = sum(r["bytes"] for r in rows) / len(rows)
+    print(f"| {label} | {len(rows)} | {pct(rows, 'any'):.1f}% | {pct(rows, 'all'):.1f}% | "
+          f"{pct(rows, 'base'):.1f}% | {mean:.0f} |")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("locomo", nargs="?", help="folder of LoCoMo's locomo10_v2/*.json")
+    p.add_argument("--fixture", action="append", default=[], help="one of our own conversations (JSON)")
+    p.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "claude-session"))
+    p.add_argument("--only", help="comma-separated conversation ids")
+    p.add_argument("--budget", type=int, default=4000, help="the baseline's budget (recall.maxChars)")
+    p.add_argument("--window", type=int, default=10, help="stm.contextWindow")
+    p.add_argument("-v", "--verbose", action="store_true", help="list the misses on stderr")
+    p.add_argument("--config", help="JSON merged into the state dir's config.json (e.g. recall keys)")
+    a = p.parse_args()
+    config = json.loads(a.config) if a.config else None
+    rows = []
+    if a.locomo:
+        only = set(a.only.split(",")) if a.only else None
+        for f in sorted(os.listdir(a.locomo)):
+            conv = f.removesuffix(".json")
+            if not f.endswith(".json") or (only and conv not in only):
+                continue
+            with open(os.path.join(a.locomo, f)) as fh:
+                turns, questions = locomo_turns(conv, json.load(fh))
+            rows += evaluate(a.bin, conv, turns, questions, a.budget, a.window, a.verbose, config)
+    for path in a.fixture:
+        with open(path) as fh:
+            data = json.load(fh)
+        turns, questions = fixture_turns(data)
+        rows += evaluate(a.bin, data["id"], turns, questions, a.budget, a.window, a.verbose, config)
+    print("| split | questions | evidence in context (any) | (all) | plain BM25 baseline | mean recalled bytes |")
+    print("|---|---|---|---|---|---|")
+    report("all", rows)
+    report("dev (26, 30, 41, 42, 43)", [r for r in rows if r["conv"] in DEV])
+    report("held out (44, 47, 48, 49, 50)", [r for r in rows if r["conv"] in HELD_OUT])
+    for cat, name in CATEGORIES.items():
+        report(f"category {cat} ({name})", [r for r in rows if r["cat"] == cat and r["conv"] in DEV | HELD_OUT])
+    for conv in sorted({r["conv"] for r in rows}):
+        report(f"conversation {conv}", [r for r in rows if r["conv"] == conv])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,512 @@
+//! Ranked recall over one owner's whole memory: the messages of the live
+//! log and of every archive, and the lines of the daily and weekly
+//! summaries (the rolling summary and the profile are already whole in
+//! the context). Used by `ask` (auto-recall) and `context -- "message"`.
+//!
+//! - [`tokenize`]: text to terms (NFKC, lower case, English stemming,
+//!   CJK bigrams).
+//! - [`bm25`]: the score of every unit for one query.
+//! - [`corpus`]: reading the units of one owner, in time order.
+//!
+//! A message is scored by BM25, plus a share of its neighbours' scores
+//! (the question before an answer, the answer after a question), and a
+//! small recency prior. The best are taken until the budget
+//! (`recall.maxChars`, `recall.maxPassages`) is spent, each with the turn
+//! before and after it, no turn twice and none already in the recent
+//! window; a score under `recall.minScore` is not taken at all, so small
+//! talk recalls nothing. Whose memory is settled by the caller, with
+//! [`crate::memory::owners::visible_to`].
+
+pub mod bm25;
+pub mod corpus;
+pub mod tokenize;
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::config::RecallConfig;
+use crate::memory::message::{Message, Role};
+use crate::memory::owners::Owner;
+use crate::state::State;
+pub use corpus::{Corpus, Item, Unit};
+
+/// How much of a neighbour's score a message gets: a question's answer
+/// (or an answer's question) is about the same thing. (LoCoMo dev: 0.5
+/// found a point more than 0.3.)
+const NEIGHBOUR_SHARE: f64 = 0.5;
+/// Rows `--explain` lists besides what was taken.
+const MAX_EXPLAINED: usize = 40;
+
+/// The knobs, from config `recall`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub max_chars: usize,
+    pub max_passages: usize,
+    pub min_score: f64,
+    pub recency_weight: f64,
+    /// Turns taken on each side of a hit.
+    pub neighbours: usize,
+    /// Archived messages read at most, the newest (0: all).
+    pub max_archived: usize,
+}
+
+impl Options {
+    pub fn from_config(config: &RecallConfig) -> Self {
+        Self {
+            max_chars: config.max_chars as usize,
+            max_passages: config.max_passages as usize,
+            min_score: config.min_score,
+            recency_weight: config.recency_weight,
+            neighbours: config.neighbours as usize,
+            max_archived: config.max_archived_messages as usize,
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self::from_config(&RecallConfig::default())
+    }
+}
+
+/// One unit in the context: a hit or a neighbour of one.
+#[derive(Debug, Clone)]
+pub struct Recalled {
+    pub unit: Unit,
+    /// The score of the passage it belongs to (its hit's).
+    pub score: f64,
+    /// Its own BM25 score.
+    pub own_score: f64,
+    /// The unit matched itself (not only a neighbour of a hit).
+    pub hit: bool,
+}
+
+/// Why a candidate is or is not in the context.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum Verdict {
+    Taken,
+    /// Under `recall.minScore`.
+    BelowFloor,
+    /// Already in the recent window (or the message being answered).
+    InWindow,
+    /// Its turns are all in an earlier passage.
+    Duplicate,
+    /// `recall.maxChars` would be exceeded.
+    OverChars,
+    /// `recall.maxPassages` passages were already taken.
+    OverPassages,
+}
+
+/// One hit considered, for `--explain`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Considered {
+    pub ts: DateTime<Utc>,
+    pub source: String,
+    pub score: f64,
+    pub verdict: Verdict,
+    /// The first characters of the text.
+    pub text: String,
+}
+
+/// What recall found for one message: the units in time order.
+#[derive(Debug, Clone, Default)]
+pub struct Recall {
+    pub units: Vec<Recalled>,
+    pub considered: Vec<Considered>,
+    /// The query's terms (empty: nothing to look for, e.g. small talk).
+    pub terms: Vec<String>,
+    /// Units searched.
+    pub searched: usize,
+    /// Archive days not read (`recall.maxArchivedMessages`).
+    pub skipped_days: usize,
+}
+
+/// Recall for `query` over `owner`'s memory, leaving out `window` (the
+/// recent messages the context holds anyway) and the message `skip_id`.
+pub fn recall(
+    state: &State,
+    owner: &Owner,
+    query: &str,
+    window: &[Message],
+    skip_id: Option<&str>,
+    options: &Options,
+) -> anyhow::Result<Recall> {
+    let tokenizer = tokenize::Tokenizer::new();
+    let terms = query_terms(&tokenizer, query);
+    if terms.is_empty() || options.max_chars == 0 || options.max_passages == 0 {
+        return Ok(Recall {
+            terms: terms.terms,
+            ..Recall::default()
+        });
+    }
+    let corpus = corpus::read(state, owner, options.max_archived)?;
+    Ok(rank(&tokenizer, &corpus, &terms, window, skip_id, options))
+}
+
+/// The terms to look for: none for small talk.
+pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryTerms {
+    let query = if tokenize::is_small_talk(query) {
+        ""
+    } else {
+        query
+    };
+    bm25::QueryTerms::new(tokenizer, query)
+}
+
+/// The characters a unit takes in the context, with its line break.
+pub fn unit_chars(unit: &Unit) -> usize {
+    crate::memory::context::format_unit(&unit.item)
+        .chars()
+        .count()
+        + 1
+}
+
+fn same_message(a: &Message, b: &Message) -> bool {
+    a.ts == b.ts && a.role == b.role && a.text == b.text
+}
+
+/// Rank `corpus` for `terms` and take what the budget allows.
+pub fn rank(
+    tokenizer: &tokenize::Tokenizer,
+    corpus: &Corpus,
+    terms: &bm25::QueryTerms,
+    window: &[Message],
+    skip_id: Option<&str>,
+    options: &Options,
+) -> Recall {
+    let units = &corpus.units;
+    let counts: Vec<bm25::Counts> = units
+        .iter()
+        .map(|u| bm25::count(tokenizer, terms, u.item.text()))
+        .collect();
+    let raw = bm25::scores(terms, &counts);
+    let n_messages = corpus.messages;
+    let score = |i: usize| -> f64 {
+        let mut s = raw[i];
+        if i < n_messages {
+            if i > 0 {
+                s += NEIGHBOUR_SHARE * raw[i - 1];
+            }
+            if i + 1 < n_messages {
+                s += NEIGHBOUR_SHARE * raw[i + 1];
+            }
+            let recency = (i + 1) as f64 / n_messages as f64;
+            s *= 1.0 + options.recency_weight * recency;
+        }
+        s
+    };
+    let excluded = |i: usize| -> bool {
+        match &units[i].item {
+            Item::Message(m) => {
+                (skip_id.is_some() && m.msg_id.as_deref() == skip_id)
+                    || window.iter().any(|w| same_message(w, m))
+            }
+            Item::Note { .. } => false,
+        }
+    };
+    let mut candidates: Vec<(usize, f64)> = (0..units.len())
+        .filter(|&i| raw[i] > 0.0)
+        .map(|i| (i, score(i)))
+        .collect();
+    // Best first; of two equal, the newer.
+    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut chosen: Vec<Recalled> = Vec::new();
+    let mut considered = Vec::new();
+    let mut used = 0;
+    let mut passages = 0;
+    for &(i, s) in &candidates {
+        let verdict = if s < options.min_score {
+            Verdict::BelowFloor
+        } else if excluded(i) {
+            Verdict::InWindow
+        } else if passages >= options.max_passages {
+            Verdict::OverPassages
+        } else {
+            let span = if i < n_messages {
+                i.saturating_sub(options.neighbours)..(i + options.neighbours + 1).min(n_messages)
+            } else {
+                i..i + 1
+            };
+            let new: Vec<usize> = span
+                .filter(|&j| !taken.contains(&j) && !excluded(j))
+                .collect();
+            let cost: usize = new.iter().map(|&j| unit_chars(&units[j])).sum();
+            if !new.contains(&i) {
+                Verdict::Duplicate
+            } else if used + cost > options.max_chars {
+                // The hit alone may still fit.
+                let alone = unit_chars(&units[i]);
+                if used + alone <= options.max_chars {
+                    used += alone;
+                    taken.insert(i);
+                    passages += 1;
+                    chosen.push(recalled(units, &raw, i, i, s));
+                    Verdict::Taken
+                } else {
+                    Verdict::OverChars
+                }
+            } else {
+                used += cost;
+                passages += 1;
+                for &j in &new {
+                    taken.insert(j);
+                    chosen.push(recalled(units, &raw, j, i, s));
+                }
+                Verdict::Taken
+            }
+        };
+        if verdict == Verdict::Taken || considered.len() < MAX_EXPLAINED {
+            considered.push(Considered {
+                ts: units[i].item.ts(),
+                source: units[i].source.clone(),
+                score: s,
+                verdict,
+                text: units[i].item.text().chars().take(80).collect(),
+            });
+        }
+        if verdict == Verdict::BelowFloor && considered.len() >= MAX_EXPLAINED {
+            break;
+        }
+    }
+    chosen.sort_by(|a, b| {
+        a.unit
+            .item
+            .ts()
+            .cmp(&b.unit.item.ts())
+            .then_with(|| is_note(a).cmp(&is_note(b)))
+    });
+    Recall {
+        units: chosen,
+        considered,
+        terms: terms.terms.clone(),
+        searched: units.len(),
+        skipped_days: corpus.skipped_days,
+    }
+}
+
+fn is_note(r: &Recalled) -> bool {
+    matches!(r.unit.item, Item::Note { .. })
+}
+
+fn recalled(units: &[Unit], raw: &[f64], j: usize, hit: usize, score: f64) -> Recalled {
+    Recalled {
+        unit: units[j].clone(),
+        score,
+        own_score: raw[j],
+        hit: j == hit,
+    }
+}
+
+/// Who a recalled message is from, as `--json` names it.
+pub fn speaker(message: &Message) -> String {
+    match (message.role, message.sender(), message.user_name.as_deref()) {
+        (Role::User, Some(id), Some(name)) => format!("{name} ({id})"),
+        (Role::User, Some(id), None) => id.to_owned(),
+        (role, _, _) => role.label().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone as _;
+
+    fn make(texts: &[(Role, &str)]) -> Corpus {
+        let units: Vec<Unit> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, (role, text))| Unit {
+                item: Item::Message(Message::new(
+                    *role,
+                    *text,
+                    Utc.timestamp_opt(1_700_000_000 + i as i64 * 60, 0).unwrap(),
+                )),
+                source: "log".into(),
+            })
+            .collect();
+        Corpus {
+            messages: units.len(),
+            units,
+            skipped_days: 0,
+        }
+    }
+
+    fn run(corpus: &Corpus, query: &str, window: &[Message], options: &Options) -> Recall {
+        let t = tokenize::Tokenizer::new();
+        let q = query_terms(&t, query);
+        rank(&t, corpus, &q, window, None, options)
+    }
+
+    fn texts(recall: &Recall) -> Vec<&str> {
+        recall.units.iter().map(|r| r.unit.item.text()).collect()
+    }
+
+    fn chatter(n: usize) -> Vec<(Role, &'static str)> {
+        (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    (Role::User, "how was your day, anything fun going on lately")
+                } else {
+                    (
+                        Role::Assistant,
+                        "pretty quiet here, the weather was nice and sunny",
+                    )
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_relevant_old_turn_beats_recent_irrelevant_ones() {
+        let mut turns = vec![
+            (
+                Role::User,
+                "My sister Melanie adopted a puppy named Biscuit last spring",
+            ),
+            (Role::Assistant, "How lovely!"),
+        ];
+        turns.extend(chatter(200));
+        turns.push((
+            Role::User,
+            "I went to the dentist yesterday, my sister drove me",
+        ));
+        let corpus = make(&turns);
+        let options = Options {
+            max_passages: 1,
+            ..Options::default()
+        };
+        let got = run(
+            &corpus,
+            "What is the name of Melanie's dog puppy?",
+            &[],
+            &options,
+        );
+        assert!(texts(&got)[0].contains("Biscuit"), "{:?}", texts(&got));
+        // The hit's neighbour (the answer after it) comes along.
+        assert_eq!(
+            texts(&got),
+            [
+                "My sister Melanie adopted a puppy named Biscuit last spring",
+                "How lovely!"
+            ]
+        );
+    }
+
+    #[test]
+    fn neighbours_come_along_once_and_in_time_order() {
+        let mut turns = chatter(50);
+        turns.push((Role::User, "Where did you go on vacation?"));
+        turns.push((Role::Assistant, "We went to Lisbon, and loved the vacation"));
+        turns.push((Role::User, "Sounds great"));
+        turns.extend(chatter(50));
+        let corpus = make(&turns);
+        let got = run(&corpus, "vacation Lisbon", &[], &Options::default());
+        // Hits on two neighbouring turns: one passage, each turn once,
+        // with the turn after it.
+        assert_eq!(
+            texts(&got),
+            [
+                "Where did you go on vacation?",
+                "We went to Lisbon, and loved the vacation",
+                "Sounds great"
+            ]
+        );
+    }
+
+    #[test]
+    fn small_talk_and_the_window_recall_nothing() {
+        let mut turns = chatter(20);
+        turns.push((Role::User, "thanks a lot, ok!"));
+        turns.push((Role::User, "謝謝！ありがとう"));
+        let corpus = make(&turns);
+        for query in [
+            "thanks!",
+            "ok",
+            "hi",
+            "👍",
+            "Thank you so much",
+            "謝謝！",
+            "ありがとう",
+        ] {
+            assert!(
+                run(&corpus, query, &[], &Options::default())
+                    .units
+                    .is_empty(),
+                "{query}"
+            );
+        }
+        // What the recent window holds is not recalled again.
+        let mut turns = chatter(20);
+        turns.push((Role::User, "my cat Tom likes tuna"));
+        let corpus = make(&turns);
+        let Item::Message(last) = &corpus.units[20].item else {
+            unreachable!()
+        };
+        let got = run(
+            &corpus,
+            "what does Tom like",
+            std::slice::from_ref(last),
+            &Options::default(),
+        );
+        assert!(
+            got.units
+                .iter()
+                .all(|r| r.unit.item.text() != "my cat Tom likes tuna")
+        );
+        assert_eq!(got.considered[0].verdict, Verdict::InWindow);
+    }
+
+    #[test]
+    fn the_budget_holds() {
+        let turns: Vec<(Role, String)> = (0..300)
+            .map(|i| match i % 10 {
+                0 => (
+                    Role::User,
+                    format!("note {i}: the garden needs water and the roses bloom"),
+                ),
+                _ => (
+                    Role::User,
+                    format!("note {i}: nothing much happened today at work"),
+                ),
+            })
+            .collect();
+        let refs: Vec<(Role, &str)> = turns.iter().map(|(r, t)| (*r, t.as_str())).collect();
+        let corpus = make(&refs);
+        let options = Options {
+            max_chars: 500,
+            ..Options::default()
+        };
+        let got = run(&corpus, "roses garden", &[], &options);
+        let used: usize = got.units.iter().map(|r| unit_chars(&r.unit)).sum();
+        assert!(!got.units.is_empty());
+        assert!(used <= 500, "{used}");
+        assert!(
+            got.considered
+                .iter()
+                .any(|c| c.verdict == Verdict::OverChars || c.verdict == Verdict::OverPassages)
+        );
+    }
+
+    #[test]
+    fn cjk_paraphrase_is_found() {
+        let mut turns = chatter(100);
+        turns.insert(40, (Role::User, "我下个月要去北海道滑雪"));
+        turns.insert(70, (Role::User, "来週、京都で茶道の体験教室に行きます"));
+        let corpus = make(&turns);
+        let options = Options {
+            max_passages: 1,
+            neighbours: 0,
+            ..Options::default()
+        };
+        let got = run(&corpus, "你什么时候去北海道?", &[], &options);
+        assert_eq!(texts(&got), ["我下个月要去北海道滑雪"]);
+        let got = run(&corpus, "茶道の教室はいつですか", &[], &options);
+        assert_eq!(texts(&got), ["来週、京都で茶道の体験教室に行きます"]);
+    }
+}

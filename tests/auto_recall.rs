@@ -1,0 +1,312 @@
+//! Auto-recall: `ask` puts the earlier messages relevant to the current
+//! one into the context (no extra call), and `context -- "message"` shows
+//! exactly that context.
+
+use crate::common::fixtures::compaction_reply;
+use crate::common::{TestEnv, fake_claude, write_file};
+use serde_json::{Value, json};
+
+const FACT: &str = "My sister Melanie adopted a golden retriever puppy named Biscuit";
+const QUESTION: &str = "What is the name of Melanie's puppy?";
+
+/// `count` turns of small talk for `user`, with `fact` (if any) as the
+/// 5th, imported and then compacted into the archive with the fake.
+fn history(env: &TestEnv, user: &str, fact: Option<&str>, count: usize) {
+    let lines: String = (0..count)
+        .map(|i| {
+            let (role, text) = match (i, fact) {
+                (4, Some(fact)) => ("user", fact.to_owned()),
+                (_, _) if i % 2 == 0 => ("user", format!("how was your day {i}, anything fun")),
+                _ => ("assistant", format!("quiet here {i}, the weather was sunny")),
+            };
+            json!({
+                "ts": format!("2026-02-{:02}T{:02}:{:02}:00Z", 1 + i / 600, (i / 60) % 10 + 8, i % 60),
+                "role": role,
+                "text": text,
+                "msgId": format!("{user}-{i}"),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let import = env.dir.path().join(format!("history-{user}.jsonl"));
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", user, "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.run(["compact", "--user", user, "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            compaction_reply("They chatted about their days.", json!({})),
+        )
+        .succeeds();
+}
+
+fn context(env: &TestEnv, user: &str, message: Option<&str>) -> String {
+    let mut run = env.run(["context", "--user", user]);
+    if let Some(message) = message {
+        run = run.args(["--", message]);
+    }
+    run.succeeds().stdout()
+}
+
+#[test]
+fn context_for_a_message_is_exactly_what_ask_sends() {
+    let env = TestEnv::new();
+    history(&env, "U1", Some(FACT), 120);
+    let shown = context(&env, "U1", Some(QUESTION));
+    assert!(
+        shown.contains(
+            "[Earlier messages that may be relevant]\n[2026-02-01 08:03] Assistant: quiet here 3"
+        ) && shown.contains("\n[2026-02-01 08:04] User: My sister Melanie"),
+        "the old fact is recalled, dated, with its speaker: {shown}"
+    );
+    // Recalled before the recent messages, in its own section.
+    assert!(shown.find("[Earlier").unwrap() < shown.find("[Recent messages]").unwrap());
+    let calls = env.claude_calls();
+    env.ask(["--user", "U1", "--system-prompt", "Base.", "--", QUESTION])
+        .succeeds();
+    let prompt = env.claude_call(calls + 1).system_prompt;
+    assert_eq!(
+        prompt,
+        format!(
+            "Base.\n\n## Recent conversation context:\n{}",
+            shown.trim_end()
+        ),
+        "ask sends what context shows"
+    );
+}
+
+#[test]
+fn small_talk_and_recall_off_change_nothing() {
+    let env = TestEnv::new();
+    history(&env, "U1", Some(FACT), 120);
+    let plain = context(&env, "U1", None);
+    assert!(!plain.contains("[Earlier"));
+    for talk in ["thanks!", "ok", "hi", "👍", "Thank you so much"] {
+        assert_eq!(
+            context(&env, "U1", Some(talk)),
+            plain,
+            "{talk:?} recalls nothing"
+        );
+    }
+    env.write_config(r#"{"recall": {"auto": false}}"#);
+    assert_eq!(context(&env, "U1", Some(QUESTION)), plain);
+}
+
+#[test]
+fn json_lists_each_recalled_message_and_its_source() {
+    let env = TestEnv::new();
+    history(&env, "U1", Some(FACT), 120);
+    let out: Value = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds()
+        .json();
+    let recalled = out["recalled"].as_array().expect("recalled is listed");
+    let hit = recalled
+        .iter()
+        .find(|r| r["msgId"] == "U1-4")
+        .unwrap_or_else(|| panic!("the fact's msgId: {recalled:?}"));
+    assert_eq!(hit["text"], FACT);
+    assert_eq!(hit["role"], "user");
+    assert_eq!(hit["source"], "archive 2026-02-01");
+    assert_eq!(hit["hit"], true);
+    assert!(hit["score"].as_f64().unwrap() > 0.0);
+    // Its neighbours come along: the turn before and after it.
+    let ids: Vec<&str> = recalled
+        .iter()
+        .map(|r| r["msgId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["U1-3", "U1-4", "U1-5"]);
+    let considered = out["explain"]["recall"]["considered"].as_array().unwrap();
+    assert_eq!(considered[0]["verdict"], "taken");
+    // Without a message: no recalled list, as before.
+    let plain: Value = env
+        .run(["--json", "context", "--user", "U1"])
+        .succeeds()
+        .json();
+    assert!(plain.get("recalled").is_none());
+}
+
+#[test]
+fn the_budget_and_the_hard_cap_hold() {
+    let env = TestEnv::new();
+    let lines: String = (0..300)
+        .map(|i| {
+            json!({
+                "ts": format!("2026-02-01T{:02}:{:02}:00Z", 8 + i / 60, i % 60),
+                "role": "user",
+                "text": format!("note {i}: the roses in the garden need water {}", "x".repeat(100)),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let import = env.dir.path().join("many.jsonl");
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", "U1", "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.write_config(
+        r#"{"recall": {"maxChars": 1000, "minScore": 0}, "stm": {"maxContextChars": 3000}}"#,
+    );
+    let shown = context(&env, "U1", Some("what about the roses in the garden?"));
+    let recalled = shown
+        .split("[Earlier messages that may be relevant]\n")
+        .nth(1)
+        .expect("a recalled section")
+        .split("\n\n[Recent messages]")
+        .next()
+        .unwrap();
+    assert!(
+        recalled.chars().count() <= 1000,
+        "{}",
+        recalled.chars().count()
+    );
+    assert!(shown.trim_end().chars().count() <= 3000);
+    // The hard cap wins over recall.maxChars.
+    env.write_config(
+        r#"{"recall": {"maxChars": 4000, "minScore": 0}, "stm": {"maxContextChars": 2000}}"#,
+    );
+    let shown = context(&env, "U1", Some("what about the roses in the garden?"));
+    assert!(shown.trim_end().chars().count() <= 2000, "{}", shown.len());
+}
+
+#[test]
+fn recall_never_crosses_owners() {
+    let env = TestEnv::new();
+    history(&env, "U2", Some(FACT), 120);
+    history(&env, "U1", None, 120);
+    env.ask(["--user", "U1", "--", QUESTION]).succeeds();
+    let prompt = env.claude_call(env.claude_calls()).system_prompt;
+    assert!(
+        !prompt.contains("Biscuit"),
+        "U2's memory reached U1: {prompt}"
+    );
+    assert!(!context(&env, "U1", Some(QUESTION)).contains("Biscuit"));
+
+    // A conversation's memory: recalled for a member, in the group's context.
+    env.run(["append", "--user", "U3", "--conversation", "G1", "--", FACT])
+        .succeeds();
+    for i in 0..30 {
+        env.run(["append", "--user", "U3", "--conversation", "G1", "--"])
+            .arg(format!("weather chat {i}, sunny and warm"))
+            .succeeds();
+    }
+    env.run([
+        "append",
+        "--user",
+        "U4",
+        "--conversation",
+        "G1",
+        "--",
+        "hello all",
+    ])
+    .succeeds();
+    let group = env
+        .run([
+            "context",
+            "--user",
+            "U4",
+            "--conversation",
+            "G1",
+            "--",
+            QUESTION,
+        ])
+        .succeeds()
+        .stdout();
+    assert!(
+        group.contains("[Earlier messages that may be relevant]"),
+        "{group}"
+    );
+    assert!(
+        group.contains("(U3): My sister Melanie"),
+        "the speaker is named: {group}"
+    );
+    // The group's memory is not the person's own.
+    assert!(!context(&env, "U3", Some(QUESTION)).contains("Biscuit"));
+}
+
+/// Nothing is cached between calls: a message another process (another
+/// host) appended a moment ago to the live log is recalled by the next
+/// `ask`, once it is older than the recent window.
+#[test]
+fn a_message_just_appended_is_recalled_from_the_live_log() {
+    let env = TestEnv::new();
+    history(&env, "U1", None, 60);
+    env.run(["append", "--user", "U1", "--msg-id", "fresh", "--", FACT])
+        .succeeds();
+    for i in 0..15 {
+        env.run(["append", "--user", "U1", "--"])
+            .arg(format!("weather chat {i}, sunny and warm"))
+            .succeeds();
+    }
+    let out: Value = env
+        .run(["--json", "context", "--user", "U1", "--", QUESTION])
+        .succeeds()
+        .json();
+    let recalled = out["recalled"].as_array().unwrap();
+    let hit = recalled
+        .iter()
+        .find(|r| r["msgId"] == "fresh")
+        .unwrap_or_else(|| panic!("{recalled:?}"));
+    assert_eq!(hit["source"], "log");
+}
+
+/// `recall.maxArchivedMessages` bounds what each ask reads: the newest
+/// archive days up to that many messages; 0 reads them all.
+#[test]
+fn max_archived_messages_reads_the_newest_days() {
+    let env = TestEnv::new();
+    let lines: String = (0..150)
+        .map(|i| {
+            let text = if i == 4 {
+                FACT.to_owned()
+            } else {
+                format!("weather chat {i}, sunny and warm")
+            };
+            json!({
+                "ts": format!("2026-02-{:02}T10:{:02}:00Z", 1 + i / 50, i % 50),
+                "role": "user",
+                "text": text,
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let import = env.dir.path().join("days.jsonl");
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", "U1", "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_REPLY", compaction_reply("Chat.", json!({})))
+        .succeeds();
+    env.write_config(r#"{"recall": {"maxArchivedMessages": 60}}"#);
+    let out: Value = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds()
+        .json();
+    assert!(!out["text"].as_str().unwrap().contains("Biscuit"));
+    assert_eq!(out["explain"]["recall"]["skippedDays"], 1);
+    env.write_config(r#"{"recall": {"maxArchivedMessages": 0}}"#);
+    assert!(context(&env, "U1", Some(QUESTION)).contains("Biscuit"));
+}
