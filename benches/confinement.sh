@@ -46,9 +46,12 @@ ask() {
 declare -a on=() off=()
 ask best-effort; ask off
 say "timing $RUNS pairs"
+time_on() { s=${EPOCHREALTIME/./}; ask best-effort; e=${EPOCHREALTIME/./}; on+=($((e - s))); }
+time_off() { s=${EPOCHREALTIME/./}; ask off; e=${EPOCHREALTIME/./}; off+=($((e - s))); }
+# Which goes first changes every pair: the second of a pair runs on a
+# machine the first just warmed.
 for ((i = 0; i < RUNS; i++)); do
-  s=${EPOCHREALTIME/./}; ask best-effort; e=${EPOCHREALTIME/./}; on+=($((e - s)))
-  s=${EPOCHREALTIME/./}; ask off; e=${EPOCHREALTIME/./}; off+=($((e - s)))
+  if ((i % 2)); then time_off; time_on; else time_on; time_off; fi
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.3f", m / 1000 }'; }
 m_on=$(median "${on[@]}")
