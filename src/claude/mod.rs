@@ -556,12 +556,12 @@ fn write_prompt_file(dir: &Path, text: &str) -> anyhow::Result<tempfile::NamedTe
 mod tests {
     use super::*;
 
-    #[test]
-    fn arguments_in_order() {
-        let claude = Claude {
-            program: "claude".into(),
-            model: Some("opus".into()),
-            extra_args: vec!["--allowedTools".into(), "Read".into()],
+    /// A runner with nothing set but the program.
+    fn claude(program: &str) -> Claude {
+        Claude {
+            program: program.into(),
+            model: None,
+            extra_args: Vec::new(),
             timeout: Duration::from_secs(1),
             temp_dir: std::env::temp_dir(),
             tools: Vec::new(),
@@ -572,6 +572,15 @@ mod tests {
             confinement: confine::Mode::Off,
             readable: Vec::new(),
             writable: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn arguments_in_order() {
+        let claude = Claude {
+            model: Some("opus".into()),
+            extra_args: vec!["--allowedTools".into(), "Read".into()],
+            ..claude("claude")
         };
         let args: Vec<String> = claude
             .args(SystemPromptMode::Append, Some(Path::new("/tmp/p.md")), None)
@@ -604,19 +613,10 @@ mod tests {
     #[test]
     fn confined_claude_may_reach_its_install_its_folder_and_what_its_env_names() {
         let claude = Claude {
-            program: "/usr/bin/true".into(),
-            model: None,
-            extra_args: Vec::new(),
-            timeout: Duration::from_secs(1),
-            temp_dir: std::env::temp_dir(),
-            tools: Vec::new(),
-            allowed_tools: Vec::new(),
-            mcp_config: None,
-            max_retries: 0,
-            env: Vec::new(),
             confinement: confine::Mode::BestEffort,
             readable: vec!["/srv/kb".into()],
             writable: vec!["/srv/out".into()],
+            ..claude("/usr/bin/true")
         };
         let sandbox = Sandbox::new(&[]).unwrap();
         let env: Vec<(OsString, OsString)> = vec![
@@ -651,19 +651,9 @@ mod tests {
     #[test]
     fn environment_is_an_allowlist() {
         let claude = Claude {
-            program: "claude".into(),
-            model: None,
-            extra_args: Vec::new(),
-            timeout: Duration::from_secs(1),
-            temp_dir: std::env::temp_dir(),
-            tools: Vec::new(),
-            allowed_tools: Vec::new(),
-            mcp_config: None,
             max_retries: 3,
             env: vec!["MY_*".into()],
-            confinement: confine::Mode::Off,
-            readable: Vec::new(),
-            writable: Vec::new(),
+            ..claude("claude")
         };
         let sandbox = Sandbox::new(&[]).unwrap();
         let env = claude.environment(&sandbox);
