@@ -10,6 +10,9 @@
 #   SHARED_FS_PER_WRITER=100  appends per writer (8 × 2 × 100 = 1,600)
 #   SHARED_FS_ROUNDS=2     rounds of the whole tool check (3,200 appends)
 #   SHARED_FS_PEOPLE=20000 people in the state dir for the scale check
+#   SHARED_FS_TWO_HOST_ROUNDS=50  rounds of one message id through both
+#                          mounts, and of a fresh state dir written from both
+#   SHARED_FS_ONLY_NEW=1   only those two and the vanished-mount check
 #
 # It installs glusterfs-server and glusterfs-client when missing, runs
 # glusterd with its state, logs, sockets and pid files under a temporary
@@ -49,6 +52,7 @@ volume=csfs$$
 shared_fs_volume "$volume"
 shared_fs_mount "$volume" m1 # default mount options: what operators use
 shared_fs_mount "$volume" m2
+shared_fs_mount "$volume" m3 # unmounted by the suite: a mount that vanishes
 timeout 10 touch "$work/m1/.ready" && timeout 10 test -e "$work/m2/.ready" ||
   die "a file made through one mount is not seen through the other"
 grep " $work/m1 " /proc/mounts | sed 's/^/shared-fs: /' >&2
@@ -56,7 +60,7 @@ grep " $work/m1 " /proc/mounts | sed 's/^/shared-fs: /' >&2
 # --- the suite ---------------------------------------------------------------------
 # Every Python step has a timeout too: a hung mount fails the run.
 timeout 1500 python3 "$here/suite.py" \
-  --m1 "$work/m1" --m2 "$work/m2" --brick "$work/brick-$volume" \
+  --m1 "$work/m1" --m2 "$work/m2" --m3 "$work/m3" ${SHARED_FS_ONLY_NEW:+--only-new} --brick "$work/brick-$volume" \
   --bin "$bin" --fake-claude "$repo/tests/fake-claude" ||
   die "the suite failed (see above)"
 say "passed"

@@ -23,6 +23,12 @@ mounts of one GlusterFS volume (each mount stands for one broker host).
 3. Scale: with 20,000 people in the state dir, one `context` and one `ask`
    read no more directory entries than with 20 (strace counts the bytes of
    getdents64), and their times are printed as a ratio of one run.
+4. Two hosts at once (issue 25), with default mount options: one message
+   id through `ask` on both mounts (both exit 0, one user line, one
+   reply), and `init` plus a first append to a fresh state dir from both
+   (every one exits 0); each 50 rounds. Then a third mount is unmounted
+   (`umount -l`) under a state dir: every command through it exits 3,
+   nothing is created in the empty mount point, nothing reaches the volume.
 """
 
 import argparse
@@ -515,6 +521,8 @@ def one_message_costs_the_same_with_more_people(args, people):
     env = dict(os.environ)
     env.update({"CLAUDE_BIN": args.fake_claude, "FAKE_CLAUDE_COST": "0.01"})
     env.pop("FAKE_CLAUDE_LOG", None)
+    # An explicit state dir must be made first (`init`).
+    subprocess.run([args.bin, "init", state], env=env, check=True, timeout=60)
     for i in range(20):
         subprocess.run([args.bin, "--state-dir", state, "append", "--user", "U0", "--",
                         f"message {i}"], env=env, check=True, timeout=60)
@@ -574,6 +582,121 @@ def one_message_costs_the_same_with_more_people(args, people):
               f"({big_read[name]} bytes against {small_read[name]})")
 
 
+def brick_lines(brick, rel):
+    """The message lines of a log, read on the brick itself (no client)."""
+    try:
+        with open(f"{brick}/{rel}", "rb") as f:
+            return [json.loads(line) for line in f.read().splitlines() if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def two_hosts_answer_one_message(args, rounds):
+    """The same `--msg-id` through `ask` on both mounts at once (a webhook
+    delivered to two hosts): both exit 0 with the same reply, one answers
+    and the other replays or waits, and the log holds one user line and
+    one reply (issue 25: one of the two used to exit 3 with "Stale file
+    handle" on the inflight lock in 90 of 90 rounds)."""
+    env = dict(os.environ)
+    env.update({"CLAUDE_BIN": args.fake_claude, "FAKE_CLAUDE_SLEEP": "0.2"})
+    env.pop("FAKE_CLAUDE_LOG", None)
+    failures = []
+    for r in range(rounds):
+        user = f"D{r}"
+        procs = [subprocess.Popen(
+            [args.bin, "--state-dir", f"{mount}/state", "ask", "--user", user,
+             "--msg-id", f"dup-{r}", "--", f"hello {r}"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for mount in (args.m1, args.m2)]
+        outs = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+        lines = brick_lines(args.brick, f"state/sessions/stm/{user}/messages.jsonl")
+        roles = [m.get("role") for m in lines]
+        ok = (all(code == 0 for _, _, code in outs) and outs[0][0] == outs[1][0]
+              and roles == ["user", "assistant"])
+        if not ok:
+            failures.append(f"round {r}: exits {[c for _, _, c in outs]}, roles {roles}, "
+                            f"stderr {[e.strip()[:160] for _, e, _ in outs]}")
+    check(not failures, f"one message id through both mounts at once, {rounds} rounds: "
+          f"both exit 0, one user line and one reply ({len(failures)} failed"
+          + (f"; first: {failures[0]}" if failures else "") + ")")
+
+
+def two_hosts_write_a_fresh_state_dir(args, rounds):
+    """`init` and then the first appends to a fresh state dir from both
+    mounts at once: every one exits 0 and both lines are there (issue 25:
+    a rare exit 3 "File exists" from two mkdirs racing)."""
+    env = dict(os.environ)
+    env.pop("FAKE_CLAUDE_LOG", None)
+    failures = []
+    for r in range(rounds):
+        state = f"fresh-{r}"
+
+        def both(*argv):
+            procs = [subprocess.Popen(
+                [args.bin, "--state-dir", f"{mount}/{state}", *argv, f"{name}"]
+                if argv[0] == "append" else [args.bin, *argv, f"{mount}/{state}"],
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for mount, name in ((args.m1, "from m1"), (args.m2, "from m2"))]
+            return [(p.communicate(timeout=120)[1], p.returncode) for p in procs]
+
+        inits = both("init")
+        appends = both("append", "--user", "F1", "--")
+        texts = sorted(m.get("text") for m in
+                       brick_lines(args.brick, f"{state}/sessions/stm/F1/messages.jsonl"))
+        codes = [c for _, c in inits + appends]
+        if codes != [0, 0, 0, 0] or texts != ["from m1", "from m2"]:
+            failures.append(f"round {r}: exits {codes}, lines {texts}, stderr "
+                            f"{[e.strip()[:160] for e, _ in inits + appends if e.strip()]}")
+    check(not failures, f"init and a first append from both mounts at once, {rounds} rounds "
+          f"({len(failures)} failed" + (f"; first: {failures[0]}" if failures else "") + ")")
+
+
+def a_vanished_mount_fails_loudly(args):
+    """`umount -l` of a mount under a state dir (issue 25: 879 appends
+    through it exited 0 into a state dir made in the empty mount point):
+    every command now exits 3, nothing is created there, nothing reaches
+    the volume."""
+    env = dict(os.environ)
+    env.update({"CLAUDE_BIN": args.fake_claude})
+    env.pop("FAKE_CLAUDE_LOG", None)
+    state = f"{args.m3}/gone"
+
+    def run(*argv):
+        return subprocess.run([args.bin, "--state-dir", state, *argv], env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    made = subprocess.run([args.bin, "init", state], env=env, capture_output=True, text=True,
+                          timeout=120)
+    first = run("append", "--user", "V1", "--", "before")
+    check(made.returncode == 0 and first.returncode == 0,
+          f"init and an append through mount 3 ({made.returncode}, {first.returncode}: "
+          f"{(made.stderr + first.stderr).strip()[:200]})")
+    gone = subprocess.run(["umount", "-l", args.m3], capture_output=True, text=True, timeout=60)
+    check(gone.returncode == 0, f"umount -l mount 3 ({gone.stderr.strip()[:200]})")
+    codes = {}
+    for name, argv in (("append", ["append", "--user", "V1", "--", "after"]),
+                       ("ask", ["ask", "--user", "V1", "--", "after"]),
+                       ("maintain", ["maintain", "-q"]),
+                       ("status", ["session", "status"])):
+        codes[name] = run(*argv).returncode
+    check(all(code == 3 for code in codes.values()),
+          f"through the vanished mount every command exits 3 ({codes})")
+    check(not os.listdir(args.m3), f"nothing was created in the empty mount point "
+          f"({os.listdir(args.m3)[:5]})")
+    texts = [m.get("text") for m in brick_lines(args.brick, "gone/sessions/stm/V1/messages.jsonl")]
+    check(texts == ["before"], f"nothing reached the volume after the unmount ({texts})")
+
+
+def run_issue_25_checks(args):
+    print(f"two hosts at once ({args.two_host_rounds} rounds each), and a vanished mount:",
+          flush=True)
+    subprocess.run([args.bin, "init", f"{args.m1}/state"], check=True, capture_output=True,
+                   timeout=120)
+    two_hosts_answer_one_message(args, args.two_host_rounds)
+    two_hosts_write_a_fresh_state_dir(args, args.two_host_rounds)
+    a_vanished_mount_fails_loudly(args)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--m1", required=True)
@@ -588,9 +711,16 @@ def main():
     parser.add_argument("--timeout", type=int, default=600, help="seconds per round")
     parser.add_argument("--people", type=int,
                         default=int(os.environ.get("SHARED_FS_PEOPLE", 20000)))
-    parser.add_argument("--only", choices=["primitives", "tool", "scale"],
+    parser.add_argument("--m3", required=True, help="a third mount, unmounted by the suite")
+    parser.add_argument("--two-host-rounds", type=int,
+                        default=int(os.environ.get("SHARED_FS_TWO_HOST_ROUNDS", 50)))
+    parser.add_argument("--only", choices=["primitives", "tool", "scale", "hosts"],
                         help="run one part (for working on it)")
+    parser.add_argument("--only-new", action="store_true",
+                        help="only the two-host and unmount checks (= --only hosts)")
     args = parser.parse_args()
+    if args.only_new:
+        args.only = "hosts"
 
     if args.only in (None, "primitives"):
         os.makedirs(f"{args.m1}/prim", exist_ok=True)
@@ -613,6 +743,9 @@ def main():
         print(f"one message with 20 and with {args.people} people in the state dir, "
               f"through mount 2:", flush=True)
         one_message_costs_the_same_with_more_people(args, args.people)
+
+    if args.only in (None, "hosts"):
+        run_issue_25_checks(args)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed", flush=True)
         sys.exit(1)
