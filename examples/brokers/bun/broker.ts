@@ -154,8 +154,8 @@ async function slackMessage(msg: any, item: Item, events: string): Promise<strin
 // the group's. LINE cannot edit a message, so the reply is sent whole.
 async function lineEvent(event: any, item: Item, events: string): Promise<string> {
   if (event.type === "unsend") {
-    // `claude-session session delete --user U --msg-id ID` does not exist
-    // in this release: the message stays in memory.
+    // Not handled by this example yet: `claude-session session delete
+    // --user U --msg-id ID` (and --conversation) removes it and its reply.
     log(`unsend of ${event.unsend?.messageId}: not handled`);
     return "done";
   }

@@ -139,8 +139,8 @@ async function slackMessage(msg, item, events) {
 // the group's. LINE cannot edit a message, so the reply is sent whole.
 async function lineEvent(event, item, events) {
   if (event.type === "unsend") {
-    // `claude-session session delete --user U --msg-id ID` does not exist
-    // in this release: the message stays in memory.
+    // Not handled by this example yet: `claude-session session delete
+    // --user U --msg-id ID` (and --conversation) removes it and its reply.
     log(`unsend of ${event.unsend?.messageId}: not handled`);
     return "done";
   }

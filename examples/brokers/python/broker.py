@@ -142,8 +142,8 @@ def slack_message(platform, msg, item):
 def line_event(platform, event, item):
     """One webhook event; returns "done" or "retry"."""
     if event.get("type") == "unsend":
-        # `claude-session session delete --user U --msg-id ID` does not
-        # exist in this release: the message stays in memory.
+        # Not handled by this example yet: `claude-session session delete
+        # --user U --msg-id ID` (and --conversation) removes it and its reply.
         log(f"unsend of {event.get('unsend', {}).get('messageId')}: not handled")
         return "done"
     source = event.get("source", {})

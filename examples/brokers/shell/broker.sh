@@ -88,8 +88,8 @@ line() {
   get() { printf '%s' "$event" | jq -r "$1"; }
   case $(get .type) in
     unsend)
-      # `claude-session session delete --user U --msg-id ID` does not exist
-      # in this release: the message stays in memory.
+      # Not handled by this example yet: `claude-session session delete
+      # --user U --msg-id ID` (and --conversation) removes it and its reply.
       log "unsend of $(get .unsend.messageId): not handled"
       return 0 ;;
     message) ;;
