@@ -127,15 +127,8 @@ fn ask(
         text: &turn.message.text,
         msg_id: turn.message.msg_id.as_deref(),
     };
-    let read_context = || {
-        context::gather_for(
-            state,
-            turn.key,
-            sender,
-            state.config.context_window(),
-            Some(query),
-        )
-    };
+    // Recall is added after the lock is released (see below).
+    let read_context = || context::gather(state, turn.key, sender, state.config.context_window());
     let intake = stm::take_in(
         state,
         turn.key,
@@ -164,6 +157,16 @@ fn ask(
         }
     };
 
+    // Out of the lock, the message logged: it is no passage of its own.
+    let mut parts = parts;
+    context::add_recall(
+        state,
+        turn.key,
+        sender,
+        &mut parts,
+        query,
+        Some(&turn.message),
+    )?;
     let reply = answer(&turn, &parts)?;
     let compact_due = !args.no_compact
         && state.config.compacting.enabled
@@ -313,16 +316,17 @@ fn redelivered(
             text: &turn.message.text,
             msg_id: Some(id),
         };
-        let mut parts = context::gather_for(
+        let mut parts = context::gather(
             state,
             turn.key,
             turn.sender,
             state.config.context_window() + 1,
-            Some(query),
         )?;
         parts.messages.retain(|m| m.msg_id.as_deref() != Some(id));
-        Ok(parts)
+        Ok((parts, query))
     })?;
+    let (mut parts, query) = parts;
+    context::add_recall(state, turn.key, turn.sender, &mut parts, query, None)?;
     let text = match (delivery.reply, over_budget) {
         (Some(reply), _) => reply.text,
         // The first attempt failed or was killed: answer it now, if the

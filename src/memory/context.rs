@@ -59,9 +59,7 @@ pub struct Query<'a> {
     pub msg_id: Option<&'a str>,
 }
 
-/// [`gather`], then (config `recall.auto`, and a message to answer) what
-/// recall finds for the message in the conversation's memory, as the
-/// sender may see it ([`owners::visible_to`]).
+/// [`gather`], then [`add_recall`]: the whole context for a message.
 pub fn gather_for(
     state: &State,
     key: &UserId,
@@ -70,36 +68,59 @@ pub fn gather_for(
     query: Option<Query>,
 ) -> anyhow::Result<Parts> {
     let mut parts = gather(state, key, sender, window)?;
-    let Some(query) = query.filter(|_| state.config.recall.auto) else {
-        return Ok(parts);
-    };
+    if let Some(query) = query {
+        add_recall(state, key, sender, &mut parts, query, None)?;
+    }
+    Ok(parts)
+}
+
+/// (Config `recall.auto`.) What recall finds for the message in the
+/// conversation's memory, as the sender may see it
+/// ([`owners::visible_to`]), besides what `parts` holds and `answered`
+/// (the message itself, when it is logged already). It reads the owner's
+/// whole memory, so `ask` runs it after releasing the conversation lock:
+/// a lock is held for milliseconds, and this may take longer.
+pub fn add_recall(
+    state: &State,
+    key: &UserId,
+    sender: &UserId,
+    parts: &mut Parts,
+    query: Query,
+    answered: Option<&Message>,
+) -> anyhow::Result<()> {
+    if !state.config.recall.auto {
+        return Ok(());
+    }
     let conversation = key.is_conversation().then_some(key);
     let Some(owner) = owners::visible_to(state, sender, conversation)? else {
-        return Ok(parts);
+        return Ok(());
     };
     let options = retrieval::Options::from_config(&state.config.recall);
+    let mut skip = parts.messages.clone();
+    // As the log holds it: its time to the millisecond.
+    skip.extend(answered.map(|m| {
+        use chrono::DurationRound as _;
+        let mut logged = m.clone();
+        logged.ts =
+            m.ts.duration_trunc(chrono::TimeDelta::milliseconds(1))
+                .unwrap_or(m.ts);
+        logged
+    }));
     // Recall adds to the context; a failure to read for it (an archive
     // unreadable) must not cost the answer.
-    let found = match retrieval::recall(
-        state,
-        &owner,
-        query.text,
-        &parts.messages,
-        query.msg_id,
-        &options,
-    ) {
+    let found = match retrieval::recall(state, &owner, query.text, &skip, query.msg_id, &options) {
         Ok(found) => found,
         Err(e) => {
             crate::diag::warn(format!(
                 "recall left out: could not read {}'s memory: {e:#}",
                 owner.name()
             ));
-            return Ok(parts);
+            return Ok(());
         }
     };
     parts.recalled = found.units.clone();
     parts.recall = Some(found);
-    Ok(parts)
+    Ok(())
 }
 
 /// Read the sender's profile body, and the summary body and last `window`
