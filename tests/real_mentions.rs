@@ -344,7 +344,14 @@ fn confined_claude_cannot_read_the_env_file_even_with_read_and_bash_open(cli: Re
                 "Bash",
                 json!({"command": format!("cat {}", dotenv.display())}),
             ),
-            tool_use("Bash", json!({"command": "ps -ef"})),
+            // What `ps -ef` reads, without needing procps, and narrowed
+            // by grep: a full listing on a busy test host can pass
+            // Claude Code's 30,000-character cut for Bash output. The
+            // bracket keeps the marker itself out of the command line.
+            tool_use(
+                "Bash",
+                json!({"command": "cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | grep -o 'ARGV_MARKE[R]_[0-9]*'"}),
+            ),
         ]
     };
     // Another process whose argv holds a message (as a broker's shell
