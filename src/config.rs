@@ -300,8 +300,8 @@ pub struct LimitsConfig {
     pub chat_exports_per_day: u32,
     /// Days an in-chat export is kept before `maintain` removes it.
     pub chat_export_retention_days: u32,
-    /// Largest file `ask --attach` takes, in bytes (an image also within
-    /// the API's 3.75 MiB, `claude::image::MAX_IMAGE_BYTES`).
+    /// Largest file `ask --attach` takes, in bytes (claude scales a large
+    /// image down itself before sending it).
     pub attachment_bytes: u64,
     /// Most `--attach` files one message may carry; 0 refuses them all.
     pub attachments_per_message: u32,

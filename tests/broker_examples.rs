@@ -151,7 +151,10 @@ fn image_sent_with(env: &TestEnv, text: &str, media_type: &str) {
     let line: Value = serde_json::from_str(calls[0].stdin.trim_end())
         .unwrap_or_else(|e| panic!("{text}: not a stream-json line ({e}): {:?}", calls[0].stdin));
     let content = &line["message"]["content"];
-    assert!(content[0]["text"].as_str().unwrap().starts_with(text), "{line}");
+    assert!(
+        content[0]["text"].as_str().unwrap().starts_with(text),
+        "{line}"
+    );
     assert_eq!(content[1]["type"], "image", "{line}");
     assert_eq!(content[1]["source"]["media_type"], media_type, "{line}");
 }

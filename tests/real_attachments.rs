@@ -1,6 +1,7 @@
 //! `ask --attach` with the real Claude Code CLI (every pinned release)
 //! against the mock Messages API: an image reaches the model as an image
-//! block (told by its bytes, with or without `--stream`), a text file
+//! block (told by its bytes, with or without `--stream`; one too large
+//! for the API scaled down by claude itself), a text file
 //! inline and as words (its `@path` mentions read nothing), anything else
 //! through `Read` of the copy in claude's own folder, where nothing
 //! outside that folder can be read; and the caps refuse a message before
@@ -127,7 +128,12 @@ fn images_reach_the_model_as_image_blocks_streamed_or_not(cli: RealCli) {
         }
         args.extend(attach.iter().map(|s| &**s));
         args.extend(["--", "what is in these?"]);
-        let out = host.ask(&args).output().unwrap();
+        let mut cmd = host.ask(&args);
+        if stream {
+            // And with a key: claude in bare mode.
+            cmd.env("ANTHROPIC_API_KEY", "sk-ant-test-dummy");
+        }
+        let out = cmd.output().unwrap();
         assert!(out.status.success(), "{cli}: {}", stderr_of(&out));
         assert_eq!(stdout_of(&out), format!("{reply}\n"), "{cli}");
     }
@@ -175,6 +181,75 @@ fn images_reach_the_model_as_image_blocks_streamed_or_not(cli: RealCli) {
     assert_eq!(lines[0]["text"], "what is in these?");
     assert_eq!(lines[0]["attachments"][0]["name"], "IMG_0001.jpg");
     assert_eq!(lines[3]["text"], "a brown square");
+}
+
+/// An RGB PNG of `width` × `height` pixels of noise: it compresses to
+/// about its raw size.
+fn noise_png(width: u32, height: u32) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut raw = Vec::with_capacity(((width * 3 + 1) * height) as usize);
+    let mut x: u32 = 0x9E37_79B9;
+    for _ in 0..height {
+        // Each row: its filter type (none), then its pixels.
+        raw.extend([0u8]);
+        for _ in 0..width * 3 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            raw.push(x as u8);
+        }
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(&raw).unwrap();
+    let idat = z.finish().unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend(width.to_be_bytes());
+    ihdr.extend(height.to_be_bytes());
+    ihdr.extend([8, 2, 0, 0, 0]);
+    for (kind, data) in [(&b"IHDR"[..], ihdr), (b"IDAT", idat), (b"IEND", Vec::new())] {
+        png.extend((data.len() as u32).to_be_bytes());
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(&data);
+        png.extend(kind);
+        png.extend(&data);
+        png.extend(crc.sum().to_be_bytes());
+    }
+    png
+}
+
+real_cli_test!(a_photo_over_the_apis_size_is_scaled_down_by_claude_and_sent);
+fn a_photo_over_the_apis_size_is_scaled_down_by_claude_and_sent(cli: RealCli) {
+    let host = Host::new(cli);
+    // 6.3 MB: over the API's 5 MiB of base64 for one image as it is.
+    let photo = host.inbox("IMG_4032.png", &noise_png(2400, 880));
+    let size = std::fs::metadata(&photo).unwrap().len();
+    assert!(size > 5 * 1024 * 1024 / 4 * 3, "{size}");
+    host.mock.push(json!({"text": "noise"}));
+    host.ask(&[
+        "--user",
+        "U1",
+        "--attach",
+        &*photo.to_string_lossy(),
+        "--",
+        "what is it?",
+    ])
+    .assert()
+    .success()
+    .stdout("noise\n");
+    let request = &host.mock.messages_requests()[0];
+    let images: Vec<Value> = user_blocks(request)
+        .into_iter()
+        .filter(|b| b["type"] == "image")
+        .collect();
+    assert_eq!(images.len(), 1, "{cli}: {request}");
+    let data = images[0]["source"]["data"].as_str().unwrap();
+    assert!(
+        data.len() < 5 * 1024 * 1024,
+        "{cli}: claude sent {} bytes of base64",
+        data.len()
+    );
 }
 
 real_cli_test!(a_text_attachment_is_inline_and_its_mentions_read_nothing);

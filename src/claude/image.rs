@@ -4,9 +4,6 @@
 
 use std::fmt;
 
-/// The API's limit on one image: 5 MiB of base64, so 3.75 MiB of image.
-pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024 / 4 * 3;
-
 /// The image formats the Messages API takes, by their signatures.
 const SIGNATURES: &[(&str, &[u8])] = &[
     ("image/png", b"\x89PNG\r\n\x1a\n"),

@@ -95,16 +95,10 @@ impl Attachments {
                     .unwrap_or_default()
             });
             let size = bytes.len();
+            // claude scales a large image down itself (to 2000 px on its
+            // longer side, measured on both pinned releases) before the
+            // API's 5 MiB limit applies: attachmentBytes is the only cap.
             let kind = if let Some(media_type) = image::media_type(&bytes) {
-                if size as u64 > image::MAX_IMAGE_BYTES {
-                    return Err(usage(format!(
-                        "--attach {}: the image is {size} bytes; the API takes an image of at \
-                         most {} bytes (5 MiB as base64): send a smaller one (a platform's \
-                         preview size); nothing was logged",
-                        shown_path(&attachment.path),
-                        image::MAX_IMAGE_BYTES
-                    )));
-                }
                 Kind::Image(Image {
                     media_type,
                     data: bytes,
