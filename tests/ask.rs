@@ -622,12 +622,12 @@ fn attachments_go_by_content_images_as_blocks_text_inline_the_rest_for_read() {
     let message = user_message(&call.stdin);
     let content = message["content"].as_array().unwrap();
     assert_eq!(content.len(), 2, "{message}");
-    assert_eq!(content[1]["type"], "image");
-    assert_eq!(content[1]["source"]["media_type"], "image/png");
-    assert_eq!(content[1]["source"]["type"], "base64");
-    let data = content[1]["source"]["data"].as_str().unwrap();
+    assert_eq!(content[0]["type"], "image");
+    assert_eq!(content[0]["source"]["media_type"], "image/png");
+    assert_eq!(content[0]["source"]["type"], "base64");
+    let data = content[0]["source"]["data"].as_str().unwrap();
     assert!(data.starts_with("iVBORw0KGgo"), "{data}");
-    let prompt = content[0]["text"].as_str().unwrap();
+    let prompt = content[1]["text"].as_str().unwrap();
     assert!(
         prompt.starts_with("look at these\n\nAttached files"),
         "{prompt}"
@@ -707,7 +707,7 @@ fn a_streamed_ask_sends_its_image_and_streams_the_reply() {
     );
     assert!(call.argv.contains(&"--include-partial-messages".to_owned()));
     let message = user_message(&call.stdin);
-    assert_eq!(message["content"][1]["source"]["media_type"], "image/gif");
+    assert_eq!(message["content"][0]["source"]["media_type"], "image/gif");
     assert_eq!(env.messages("U1")[1]["text"], "a small cat");
 }
 

@@ -152,11 +152,11 @@ fn image_sent_with(env: &TestEnv, text: &str, media_type: &str) {
         .unwrap_or_else(|e| panic!("{text}: not a stream-json line ({e}): {:?}", calls[0].stdin));
     let content = &line["message"]["content"];
     assert!(
-        content[0]["text"].as_str().unwrap().starts_with(text),
+        content[1]["text"].as_str().unwrap().starts_with(text),
         "{line}"
     );
-    assert_eq!(content[1]["type"], "image", "{line}");
-    assert_eq!(content[1]["source"]["media_type"], media_type, "{line}");
+    assert_eq!(content[0]["type"], "image", "{line}");
+    assert_eq!(content[0]["source"]["media_type"], media_type, "{line}");
 }
 
 const KEVIN_HI: &str = "Hi, I'm Kevin. I'm preparing for the TOEIC.";

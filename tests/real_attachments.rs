@@ -263,37 +263,48 @@ fn a_text_attachment_is_inline_and_its_mentions_read_nothing(cli: RealCli) {
         d = dotenv.display()
     );
     let notes = host.inbox("notes.txt", content.as_bytes());
-    host.mock.push(json!({"text": "read your notes"}));
+    let photo = host.inbox("p.png", &std::fs::read(fixture("pixel.png")).unwrap());
     let name = "@.env notes.txt";
-    host.ask(&[
-        "--user",
-        "U1",
-        "--attach",
-        &format!("{}:{name}", notes.display()),
-        "--",
-        "my notes",
-    ])
-    .assert()
-    .success()
-    .stdout("read your notes\n");
-    host.assert_no_secret();
-    let request = &host.mock.messages_requests()[0];
-    let text: String = user_blocks(request)
-        .iter()
-        .chain(std::iter::once(&request["messages"][0]["content"]))
-        .filter_map(|b| b["text"].as_str().or(b.as_str()))
-        .collect::<Vec<_>>()
-        .join("\n")
-        .replace(ZWSP, "");
-    assert!(
-        text.contains(&format!("\"{name}\" ({} bytes, text)", content.len())),
-        "{cli}: {text}"
-    );
-    assert!(
-        text.contains(&format!("```\n{}\n```", content.trim_end())),
-        "{cli}: the whole content, as words: {text}"
-    );
-    assert!(tools_offered(request).is_empty(), "{cli}: no tool for text");
+    let note = format!("{}:{name}", notes.display());
+    let photo = photo.to_string_lossy().into_owned();
+    // Alone, the prompt goes on stdin; with a photo, as the text block of
+    // a stream-json message (which claude expands mentions in too).
+    for (n, with_photo) in [false, true].into_iter().enumerate() {
+        host.mock.push(json!({"text": "read your notes"}));
+        let mut args = vec!["--user", "U1", "--attach", &note];
+        if with_photo {
+            args.extend(["--attach", &photo]);
+        }
+        args.extend(["--", "my notes"]);
+        host.ask(&args)
+            .assert()
+            .success()
+            .stdout("read your notes\n");
+        host.assert_no_secret();
+        let request = &host.mock.messages_requests()[n];
+        let blocks = user_blocks(request);
+        assert_eq!(
+            blocks.iter().filter(|b| b["type"] == "image").count(),
+            usize::from(with_photo),
+            "{cli}: {request}"
+        );
+        let text: String = blocks
+            .iter()
+            .chain(std::iter::once(&request["messages"][0]["content"]))
+            .filter_map(|b| b["text"].as_str().or(b.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(ZWSP, "");
+        assert!(
+            text.contains(&format!("\"{name}\" ({} bytes, text)", content.len())),
+            "{cli}: {text}"
+        );
+        assert!(
+            text.contains(&format!("```\n{}\n```", content.trim_end())),
+            "{cli}: the whole content, as words: {text}"
+        );
+        assert!(tools_offered(request).is_empty(), "{cli}: no tool for text");
+    }
 }
 
 real_cli_test!(a_document_is_read_from_claudes_folder_and_nothing_outside_it);

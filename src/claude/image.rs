@@ -38,19 +38,24 @@ impl fmt::Debug for Image {
 }
 
 /// The one stdin line of `--input-format stream-json`: a user message of
-/// the (neutralised) prompt as its only text block, then the images.
+/// the images, then the (neutralised) prompt as its only text block. The
+/// API's advice is images first; and claude reads the last block as the
+/// input (mentions, a leading `/`), so the guard is tested where it acts.
 pub fn user_line(prompt: &str, images: &[Image]) -> Vec<u8> {
-    let mut content = vec![serde_json::json!({"type": "text", "text": prompt})];
-    content.extend(images.iter().map(|image| {
-        serde_json::json!({
-            "type": "image",
-            "source": {
-                "type": "base64",
-                "media_type": image.media_type,
-                "data": base64(&image.data),
-            }
+    let mut content: Vec<serde_json::Value> = images
+        .iter()
+        .map(|image| {
+            serde_json::json!({
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": image.media_type,
+                    "data": base64(&image.data),
+                }
+            })
         })
-    }));
+        .collect();
+    content.push(serde_json::json!({"type": "text", "text": prompt}));
     let line = serde_json::json!({
         "type": "user",
         "message": {"role": "user", "content": content},
@@ -121,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn the_user_line_holds_the_text_then_each_image() {
+    fn the_user_line_holds_each_image_then_the_text() {
         let line = user_line(
             "look",
             &[Image {
@@ -134,9 +139,9 @@ mod tests {
         assert_eq!(
             value,
             serde_json::json!({"type": "user", "message": {"role": "user", "content": [
-                {"type": "text", "text": "look"},
                 {"type": "image", "source": {"type": "base64", "media_type": "image/gif",
-                    "data": "R0lGODlh"}}
+                    "data": "R0lGODlh"}},
+                {"type": "text", "text": "look"}
             ]}})
         );
     }
