@@ -258,7 +258,10 @@ pub struct MessageArgs {
     #[arg(long, value_name = "ID", value_parser = non_blank, allow_negative_numbers = true)]
     pub group: Option<String>,
 
-    /// A file sent with the message, as PATH or PATH:NAME; repeat for several
+    /// A file sent with the message, as PATH or PATH:NAME; repeat for several. `ask` sends an
+    /// image (PNG, JPEG, GIF, WebP, by content) as an image, a small text file inline, and
+    /// anything else for claude to Read from its own folder (caps: limits.attachmentBytes and
+    /// limits.attachmentsPerMessage)
     #[arg(long, value_name = "PATH[:NAME]")]
     pub attach: Vec<String>,
 

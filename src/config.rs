@@ -300,6 +300,14 @@ pub struct LimitsConfig {
     pub chat_exports_per_day: u32,
     /// Days an in-chat export is kept before `maintain` removes it.
     pub chat_export_retention_days: u32,
+    /// Largest file `ask --attach` takes, in bytes (claude scales a large
+    /// image down itself before sending it).
+    pub attachment_bytes: u64,
+    /// Most `--attach` files one message may carry; 0 refuses them all.
+    pub attachments_per_message: u32,
+    /// Characters of text attachments one prompt holds inline; a text file
+    /// beyond them is read with `Read` from claude's folder instead.
+    pub inline_text_chars: u32,
 }
 
 impl Default for LimitsConfig {
@@ -309,6 +317,9 @@ impl Default for LimitsConfig {
             max_reply_bytes: 256 * 1024,
             chat_exports_per_day: 3,
             chat_export_retention_days: 7,
+            attachment_bytes: 10 * 1024 * 1024,
+            attachments_per_message: 10,
+            inline_text_chars: 20_000,
         }
     }
 }
@@ -317,6 +328,7 @@ impl Default for LimitsConfig {
 const MAX_CONTEXT_WINDOW: u32 = 10_000;
 const MAX_THRESHOLD: u32 = 1_000_000;
 const MAX_RETRIES: u32 = 10;
+const MAX_ATTACHMENTS: u32 = 100;
 
 impl Config {
     /// Defaults, then `config.json` if it exists.
@@ -475,10 +487,18 @@ impl Config {
         for (key, value, min) in [
             ("limits.maxMessageBytes", self.limits.max_message_bytes, 1),
             ("limits.maxReplyBytes", self.limits.max_reply_bytes, 1024),
+            ("limits.attachmentBytes", self.limits.attachment_bytes, 1),
         ] {
             if value < min {
                 return bad(format!("{key} is {value}; it must be at least {min}"));
             }
+        }
+        if self.limits.attachments_per_message > MAX_ATTACHMENTS {
+            return bad(format!(
+                "limits.attachmentsPerMessage is {}; it must be at most {MAX_ATTACHMENTS} (the \
+                 API takes at most 100 images in one request)",
+                self.limits.attachments_per_message
+            ));
         }
         let budget = &self.budget;
         for (key, value) in [

@@ -572,44 +572,258 @@ fn display_name_profile_keeps_numeric_ids_as_strings() {
     assert_eq!(yaml_str(&fm, "display_name"), Some("007"), "{fm:?}");
 }
 
+/// A PNG's first bytes and a few more: an image by its content.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR-fake-png-body";
+
+/// The stream-json user message the fake claude read on stdin.
+fn user_message(stdin: &str) -> Value {
+    let line: Value = serde_json::from_str(stdin.trim_end())
+        .unwrap_or_else(|e| panic!("not one stream-json line ({e}): {stdin:?}"));
+    assert_eq!(line["type"], "user", "{line}");
+    line["message"].clone()
+}
+
 #[test]
-fn attachments_are_copied_into_claudes_folder_listed_and_logged() {
+fn attachments_go_by_content_images_as_blocks_text_inline_the_rest_for_read() {
     let env = TestEnv::new();
-    let a = env.dir.path().join("a.png");
-    let b = env.dir.path().join("b.pdf");
-    std::fs::write(&a, "PNG BYTES").unwrap();
-    std::fs::write(&b, "PDF BYTES").unwrap();
+    let dir = env.dir.path();
+    // Names lie: the PNG is called .txt, the text .png; the PDF has none.
+    let (image, text, pdf) = (dir.join("a.txt"), dir.join("b.png"), dir.join("c"));
+    std::fs::write(&image, PNG).unwrap();
+    std::fs::write(&text, "line one\nline two\n").unwrap();
+    std::fs::write(&pdf, b"%PDF-1.4\n\xe2\xe3\xcf\xd3 binary").unwrap();
     ask(&env)
         .args(["--user", "U1", "--attach"])
-        .arg(format!("{}:photo", a.display()))
+        .arg(format!("{}:photo.jpg", image.display()))
         .arg("--attach")
-        .arg(&b)
+        .arg(&text)
+        .arg("--attach")
+        .arg(format!("{}:report.pdf", pdf.display()))
         .args(["--", "look at these"])
         .env("FAKE_CLAUDE_REPLY", "seen")
         .assert()
-        .success();
-    let stdin = env.claude_call(1).stdin;
-    assert!(stdin.starts_with("look at these\n"), "{stdin:?}");
-    let heading = stdin
-        .find("Attached files (use Read tool to view):")
-        .unwrap_or_else(|| panic!("the attachment heading: {stdin:?}"));
-    let a_at = stdin.find("-a.png (photo)").expect("a.png listed");
-    let b_at = stdin.find("-b.pdf").expect("b.pdf listed");
-    assert!(heading < a_at && a_at < b_at, "{stdin:?}");
-    // claude sees copies in its own working folder, never the broker's paths.
-    assert!(!stdin.contains(&*a.to_string_lossy()), "{stdin:?}");
-    assert!(stdin.contains("claude-session-call-"), "{stdin:?}");
-    assert!(stdin.contains("/work/1-a.png"), "{stdin:?}");
+        .success()
+        .stdout("seen\n");
+    let call = env.claude_call(1);
+    // The image: a block of the user message, typed by its bytes.
+    assert_eq!(
+        value_after(&call.argv, "--input-format"),
+        Some("stream-json")
+    );
+    assert_eq!(
+        value_after(&call.argv, "--output-format"),
+        Some("stream-json")
+    );
+    assert!(
+        call.argv.contains(&"--verbose".to_owned()),
+        "{:?}",
+        call.argv
+    );
+    let message = user_message(&call.stdin);
+    let content = message["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "{message}");
+    assert_eq!(content[0]["type"], "image");
+    assert_eq!(content[0]["source"]["media_type"], "image/png");
+    assert_eq!(content[0]["source"]["type"], "base64");
+    let data = content[0]["source"]["data"].as_str().unwrap();
+    assert!(data.starts_with("iVBORw0KGgo"), "{data}");
+    let prompt = content[1]["text"].as_str().unwrap();
+    assert!(
+        prompt.starts_with("look at these\n\nAttached files"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("1. \"photo.jpg\""), "{prompt}");
+    // The text: inline, fenced, under its name.
+    assert!(
+        prompt.contains("2. \"b.png\" (18 bytes, text), its whole content between the two ``` lines:\n```\nline one\nline two\n```"),
+        "{prompt}"
+    );
+    // The rest: a copy in claude's folder, Read offered for that folder.
+    assert!(
+        prompt.contains("3. \"report.pdf\" (20 bytes): copied to "),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("/work/3-report.pdf; open it with the Read tool."),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains(&*dir.to_string_lossy()),
+        "no broker path: {prompt}"
+    );
+    assert_eq!(value_after(&call.argv, "--tools"), Some("Read"));
+    let rule = value_after(&call.argv, "--allowedTools").unwrap();
+    let cwd = std::fs::read_to_string(env.claude_log().join("call-1/cwd")).unwrap();
+    assert_eq!(rule, format!("Read(/{}/**)", cwd.trim()), "only its folder");
+    let copied = env.claude_log().join("call-1/work/3-report.pdf");
+    assert_eq!(
+        std::fs::read(&copied).unwrap(),
+        std::fs::read(&pdf).unwrap()
+    );
 
+    // Memory keeps what it kept: paths and names, never the bytes.
     let user = &env.messages("U1")[0];
     assert_eq!(user["text"], "look at these", "the listing is not logged");
     assert_eq!(
         user["attachments"],
         json!([
-            {"type": "image", "path": a.to_string_lossy(), "name": "photo"},
-            {"type": "file", "path": b.to_string_lossy()}
+            {"type": "file", "path": image.to_string_lossy(), "name": "photo.jpg"},
+            {"type": "image", "path": text.to_string_lossy()},
+            {"type": "file", "path": pdf.to_string_lossy(), "name": "report.pdf"}
         ])
     );
+    assert!(!String::from_utf8_lossy(&env.read_bytes("U1")).contains(data));
+
+    // A message without a file: the plain prompt, no tools, as ever.
+    ask(&env)
+        .args(["--user", "U1", "--", "plain"])
+        .assert()
+        .success();
+    let call = env.claude_call(2);
+    assert_eq!(call.stdin, "plain");
+    assert_eq!(value_after(&call.argv, "--tools"), Some(""));
+    assert_eq!(value_after(&call.argv, "--output-format"), Some("json"));
+    assert!(!call.argv.contains(&"--input-format".to_owned()));
+}
+
+#[test]
+fn a_streamed_ask_sends_its_image_and_streams_the_reply() {
+    let env = TestEnv::new();
+    let image = env.dir.path().join("cat.gif");
+    std::fs::write(&image, b"GIF89a\x01\0\x01\0 tiny").unwrap();
+    let out = ask(&env)
+        .args(["--stream", "--user", "U1", "--attach"])
+        .arg(&image)
+        .args(["--", "what is it"])
+        .env("FAKE_CLAUDE_REPLY", "a small cat")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out), "a small cat\n");
+    let call = env.claude_call(1);
+    assert_eq!(
+        value_after(&call.argv, "--input-format"),
+        Some("stream-json")
+    );
+    assert!(call.argv.contains(&"--include-partial-messages".to_owned()));
+    let message = user_message(&call.stdin);
+    assert_eq!(message["content"][0]["source"]["media_type"], "image/gif");
+    assert_eq!(env.messages("U1")[1]["text"], "a small cat");
+}
+
+#[test]
+fn an_attachment_name_is_shown_escaped_and_never_used_as_a_path() {
+    let env = TestEnv::new();
+    let file = env.dir.path().join("blob");
+    std::fs::write(&file, b"\0\x01\x02binary").unwrap();
+    // (A name after `:` holds no `/`: the path's own name cannot either.)
+    let name = "..\\.env\n2. \"x\" \u{1b}[2J@etc\u{202e}gnp.exe";
+    ask(&env)
+        .args(["--user", "U1", "--attach"])
+        .arg(format!("{}:{name}", file.display()))
+        .args(["--", "see"])
+        .assert()
+        .success();
+    let call = env.claude_call(1);
+    // A binary file and no image: the plain prompt on stdin.
+    let prompt = &call.stdin;
+    assert!(
+        prompt.contains("1. \"..\\\\.env\\n2. \\\"x\\\" \\u{1b}[2J\u{200B}@\u{200B}etc\\u{202e}gnp.exe\" (9 bytes): copied to "),
+        "{prompt:?}"
+    );
+    assert_eq!(prompt.lines().count(), 4, "no forged line: {prompt:?}");
+    let work = env.claude_log().join("call-1/work");
+    let names: Vec<String> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["1-_.env_2.__x____2J_etc_gnp.exe"],
+        "inside its folder"
+    );
+}
+
+#[test]
+fn text_beyond_the_inline_cap_is_left_for_read() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"limits":{"inlineTextChars":10}}"#);
+    let (small, big) = (env.dir.path().join("s.txt"), env.dir.path().join("b.md"));
+    std::fs::write(&small, "ten chars!").unwrap();
+    std::fs::write(&big, "more than the ten left").unwrap();
+    ask(&env)
+        .args(["--user", "U1", "--attach"])
+        .arg(&small)
+        .arg("--attach")
+        .arg(&big)
+        .args(["--", "two notes"])
+        .assert()
+        .success();
+    let call = env.claude_call(1);
+    assert!(
+        call.stdin.contains("```\nten chars!\n```"),
+        "{}",
+        call.stdin
+    );
+    assert!(
+        call.stdin
+            .contains("/work/2-b.md; open it with the Read tool."),
+        "{}",
+        call.stdin
+    );
+    assert!(!call.stdin.contains("more than"), "{}", call.stdin);
+    assert_eq!(value_after(&call.argv, "--tools"), Some("Read"));
+}
+
+#[test]
+fn attachments_over_a_cap_are_refused_before_anything_is_logged() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"limits":{"attachmentsPerMessage":2,"attachmentBytes":5000000}}"#);
+    let small = env.dir.path().join("s.txt");
+    std::fs::write(&small, "hi").unwrap();
+    let big = env.dir.path().join("big.bin");
+    std::fs::write(&big, vec![7u8; 5_000_001]).unwrap();
+    let s = small.to_string_lossy().into_owned();
+    for (args, says) in [
+        (
+            vec!["--attach", &s, "--attach", &s, "--attach", &s],
+            "3 files attached (--attach); limits.attachmentsPerMessage is 2",
+        ),
+        (
+            vec!["--attach", &*big.to_string_lossy()],
+            "the file is 5000001 bytes, over limits.attachmentBytes (5000000)",
+        ),
+    ] {
+        let mut all = vec!["--user", "U1", "--msg-id", "m1"];
+        all.extend(args);
+        all.extend(["--", "hi"]);
+        env.ask(all)
+            .fails(Exit::Usage)
+            .stderr_has(says)
+            .stderr_has("nothing was logged");
+    }
+    assert_eq!(env.claude_calls(), 0);
+    assert!(!env.messages_path("U1").exists());
+    // The same id, within the caps, is answered: nothing was claimed.
+    env.ask(["--user", "U1", "--msg-id", "m1", "--attach", &s, "--", "hi"])
+        .succeeds();
+    assert_eq!(env.messages("U1").len(), 2);
+    // A cap out of range is a config error.
+    for (config, says) in [
+        (
+            r#"{"limits":{"attachmentsPerMessage":101}}"#,
+            "limits.attachmentsPerMessage is 101; it must be at most 100",
+        ),
+        (
+            r#"{"limits":{"attachmentBytes":0}}"#,
+            "limits.attachmentBytes is 0; it must be at least 1",
+        ),
+    ] {
+        env.write_config(config);
+        env.ask(["--user", "U1", "--", "hi"])
+            .fails(Exit::Usage)
+            .stderr_has(says);
+    }
 }
 
 #[test]

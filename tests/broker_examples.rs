@@ -2,7 +2,8 @@
 //! each run on its fake event source (`examples/brokers/events/`: Slack
 //! message events and LINE webhook bodies) with the fake claude: a
 //! redelivery answered once, a channel thread, a public and a private
-//! channel, a LINE group and room (`--conversation`), an attachment, a
+//! channel, a LINE group and room (`--conversation`), a photo (an image
+//! block to claude), an unsend (`session delete`) and its redelivery, a
 //! skipped join and sticker, and a 429 that exits 75 and is requeued. The
 //! test reads what each broker would have sent to the platform (its
 //! stdout), what claude was called with, and the state dir.
@@ -138,6 +139,26 @@ fn reply_to(text: &str) -> String {
     format!("fake reply to: {text}")
 }
 
+/// The one call of the fake claude whose stdin holds `text`: a stream-json
+/// user message, whose image block has this media type.
+#[track_caller]
+fn image_sent_with(env: &TestEnv, text: &str, media_type: &str) {
+    let calls: Vec<_> = (1..=env.claude_calls())
+        .map(|n| env.claude_call(n))
+        .filter(|c| c.stdin.contains(text))
+        .collect();
+    assert_eq!(calls.len(), 1, "{text}: {calls:#?}");
+    let line: Value = serde_json::from_str(calls[0].stdin.trim_end())
+        .unwrap_or_else(|e| panic!("{text}: not a stream-json line ({e}): {:?}", calls[0].stdin));
+    let content = &line["message"]["content"];
+    assert!(
+        content[1]["text"].as_str().unwrap().starts_with(text),
+        "{line}"
+    );
+    assert_eq!(content[0]["type"], "image", "{line}");
+    assert_eq!(content[0]["source"]["media_type"], media_type, "{line}");
+}
+
 const KEVIN_HI: &str = "Hi, I'm Kevin. I'm preparing for the TOEIC.";
 
 /// The user lines and replies of a log, each `(role, text)`; every line
@@ -178,14 +199,14 @@ fn check_slack(broker: Broker, env: &TestEnv, calls: &[Value], stderr: &str) {
         ],
         "{broker:?}"
     );
-    // The attachment reached claude as a copy in its own folder, by name.
+    // The photo reached claude as an image, under its name.
     let (channel, thread, receipt) = texts[4];
     assert_eq!((channel, thread), ("D0KEVIN", "1711000006.000600"));
     assert!(
-        receipt.starts_with(&reply_to("What is on this receipt?"))
-            && receipt.contains("receipt.png"),
+        receipt.starts_with("fake reply to: ") && receipt.contains("receipt.png"),
         "{broker:?}: {receipt}"
     );
+    image_sent_with(env, "What is on this receipt?", "image/png");
     // The private channel's message met a 429 (exit 75), was requeued
     // behind the rest and answered on its second attempt.
     assert_eq!(
@@ -259,9 +280,10 @@ fn check_line(broker: Broker, env: &TestEnv, calls: &[Value], stderr: &str) {
     let (method, token, photo) = sent[3];
     assert_eq!((method, token), ("reply", "rt-5"));
     assert!(
-        photo.starts_with(&reply_to("(sent a photo)")) && photo.contains("510004.jpg"),
+        photo.starts_with("fake reply to: ") && photo.contains("510004.jpg"),
         "{broker:?}: {photo}"
     );
+    image_sent_with(env, "(sent a photo)", "image/jpeg");
     // The room's message met a 429 and was requeued; its reply token is
     // spent by then, so the retry pushes to the room.
     assert_eq!(
@@ -281,9 +303,18 @@ fn check_line(broker: Broker, env: &TestEnv, calls: &[Value], stderr: &str) {
     assert_eq!(kevin[0]["msgId"], "510001");
     assert_eq!(kevin[2]["msgId"], "510004");
     assert_eq!(kevin[2]["attachments"][0]["name"], "510004.jpg");
+    // The group's message was unsent: it and its reply are gone, and the
+    // redelivered unsend found nothing more to delete.
     let group = turns(env, "#Ca56f94637c", "line");
-    assert_eq!(group.len(), 2, "{group:#?}");
-    assert_eq!(group[0]["userId"], "U4af4980629");
+    assert_eq!(group, Vec::<Value>::new(), "{broker:?}");
+    assert!(
+        stderr.contains("unsend of 510002: deleted")
+            && stderr.contains("unsend of 510002: already gone"),
+        "{broker:?}: {stderr}"
+    );
+    env.run(["session", "search", "Dinner"])
+        .succeeds()
+        .stdout_lacks("Dinner");
     let room = turns(env, "#Rb6e1c9d70e", "line");
     assert_eq!(room.len(), 2, "{room:#?}");
     assert_eq!(room[0]["userId"], "U7c1d2e3f40");

@@ -28,6 +28,7 @@ mod maintain;
 mod operators;
 mod properties;
 mod readme;
+mod real_attachments;
 mod real_claude;
 mod real_mentions;
 mod real_stream;

@@ -231,7 +231,11 @@ fn exfiltration_attempts_get_nothing_with_read_enabled(cli: RealCli) {
     assert_eq!(offered.len(), 2, "only what was enabled: {offered:?}");
     assert_eq!(tool_results(&requests).len(), 5);
 
-    // The control: Read does work, on what the call was given.
+    // The control: Read does work, on what the call was given (a text
+    // file too long to go inline, so left in claude's folder for Read).
+    broker
+        .env
+        .write_config(r#"{"ask": {"tools": ["Read", "Bash"]}, "limits": {"inlineTextChars": 0}}"#);
     let attachment = broker.env.dir.path().join("note.txt");
     write_file(&attachment, b"ATTACHED-CONTENT-55\n");
     let mut cmd = broker.env.real(broker.cli, &broker.mock);
@@ -245,11 +249,10 @@ fn exfiltration_attempts_get_nothing_with_read_enabled(cli: RealCli) {
         .push(tool_use("Read", json!({"file_path": "1-note.txt"})));
     broker.mock.push(json!({"text": "read it"}));
     cmd.assert().success();
-    let bodies = broker.mock.all_bodies();
+    let results = tool_results(&broker.mock.messages_requests());
     assert!(
-        bodies.contains("ATTACHED-CONTENT-55"),
-        "Read works on the attachment: {:?}",
-        tool_results(&broker.mock.messages_requests())
+        results.iter().any(|r| r.contains("ATTACHED-CONTENT-55")),
+        "Read works on the attachment: {results:?}"
     );
 }
 

@@ -20,11 +20,13 @@ use crate::error::{Exit, failure};
 use crate::supervise::{Landlock, Program, RunError, run_with_timeout};
 
 pub mod confine;
+pub mod image;
 mod neutralise;
 mod reply;
 mod sandbox;
 pub mod stream;
 
+pub use image::Image;
 pub use neutralise::neutralise;
 use reply::parse_output;
 pub use sandbox::Sandbox;
@@ -208,6 +210,12 @@ pub struct Request<'a> {
     pub prompt: &'a str,
     /// A JSON Schema: claude's structured output (`--json-schema`).
     pub json_schema: Option<&'a str>,
+    /// Images sent with the prompt, as image blocks of the user message
+    /// (then the prompt goes as `--input-format stream-json`).
+    pub images: &'a [Image],
+    /// `Read` offered for this call, with a permission rule for the call's
+    /// working folder only (attachments copied there).
+    pub read_work_folder: bool,
 }
 
 impl Claude {
@@ -320,7 +328,7 @@ impl Claude {
             Request {
                 system_prompt,
                 prompt,
-                json_schema: None,
+                ..Request::default()
             },
         )
     }
@@ -371,11 +379,33 @@ impl Claude {
             None => (SystemPromptMode::Append, None),
         };
         let prompt = neutralise(request.prompt);
-        let args = self.args(
+        let for_this_call;
+        let runner = match read_rule(request.read_work_folder, &sandbox.work()) {
+            Some(rule) => {
+                let mut runner = self.clone();
+                if !runner.tools.iter().any(|t| t == "Read") {
+                    runner.tools.push("Read".into());
+                }
+                runner.allowed_tools.push(rule);
+                for_this_call = runner;
+                &for_this_call
+            }
+            None => self,
+        };
+        let mut args = runner.args(
             mode,
             prompt_file.as_ref().map(|f| f.path()),
             request.json_schema,
         );
+        // Images go as content blocks of a stream-json user message; the
+        // prompt is its one text block, neutralised as ever.
+        let images = !request.images.is_empty();
+        let stdin = if images {
+            args = stream_json_input(args, on_text.is_none());
+            image::user_line(&prompt, request.images)
+        } else {
+            prompt.as_bytes().to_vec()
+        };
         let mut env = self.environment(sandbox);
         let ruleset = confine::ruleset(self.confinement, &self.policy(sandbox, &env))?;
         let args = match on_text {
@@ -403,10 +433,18 @@ impl Claude {
             }),
         };
         let Some(on_text) = on_text else {
-            let output = run_with_timeout(&program, prompt.as_bytes(), self.timeout, None)
+            let mut output = run_with_timeout(&program, &stdin, self.timeout, None)
                 .map_err(|e| self.run_error(e))?;
             // The temp file goes now, whatever happened; drop removes it.
             drop(prompt_file);
+            if images {
+                // The event stream's `result` line is the envelope.
+                let mut reader = stream::StreamReader::default();
+                for line in String::from_utf8_lossy(&output.stdout).lines() {
+                    reader.line(line);
+                }
+                output.stdout = reader.into_stdout();
+            }
             return parse_output(&self.program, output);
         };
 
@@ -416,12 +454,7 @@ impl Claude {
                 on_text(&piece);
             }
         };
-        let output = run_with_timeout(
-            &program,
-            prompt.as_bytes(),
-            self.timeout,
-            Some(&mut on_line),
-        );
+        let output = run_with_timeout(&program, &stdin, self.timeout, Some(&mut on_line));
         drop(prompt_file);
         let mut output = output.map_err(|e| self.run_error(e))?;
         let streamed = reader.streamed().to_owned();
@@ -531,6 +564,38 @@ fn streaming_args(mut args: Vec<OsString>) -> Vec<OsString> {
         ["--verbose", "--include-partial-messages"].map(OsString::from),
     );
     args
+}
+
+/// The prompt as one stream-json user message on stdin, which claude
+/// takes only with `--output-format stream-json --verbose`; `streaming_args`
+/// has set those for a streamed call already.
+fn stream_json_input(mut args: Vec<OsString>, not_streamed: bool) -> Vec<OsString> {
+    if not_streamed {
+        let format = args
+            .iter()
+            .position(|a| a == "--output-format")
+            .expect("args() passes --output-format")
+            + 1;
+        args[format] = "stream-json".into();
+        args.insert(format + 1, "--verbose".into());
+    }
+    args.splice(1..1, ["--input-format", "stream-json"].map(OsString::from));
+    args
+}
+
+/// The permission rule that lets `Read` open what is in claude's working
+/// folder and nothing else (`//` starts an absolute path in claude's rule
+/// syntax). None when not asked for, or when the folder's path holds a
+/// character the rule list cannot carry (`,`, a space, a parenthesis):
+/// claude's own default then still lets `Read` open its working folder
+/// only.
+fn read_rule(wanted: bool, work: &Path) -> Option<String> {
+    let path = work.to_str()?;
+    let plain = path
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
+    (wanted && plain && path.starts_with('/'))
+        .then(|| format!("Read(/{}/**)", path.trim_end_matches('/')))
 }
 
 fn write_prompt_file(dir: &Path, text: &str) -> anyhow::Result<tempfile::NamedTempFile> {

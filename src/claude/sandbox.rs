@@ -11,7 +11,6 @@ use anyhow::Context as _;
 /// folder, outside the state dir and the broker's tree; removed on drop.
 pub struct Sandbox {
     dir: tempfile::TempDir,
-    staged: usize,
 }
 
 /// The name of every private folder a call gets (`$TMPDIR/claude-session-call-*`).
@@ -80,7 +79,7 @@ impl Sandbox {
         }
         set_private(dir.path())?;
         sweep_stale_sandboxes(&base, dir.path());
-        Ok(Self { dir, staged: 0 })
+        Ok(Self { dir })
     }
 
     /// The folder holding `home/` and `work/`: where the system prompt
@@ -98,26 +97,21 @@ impl Sandbox {
         self.dir.path().join("work")
     }
 
-    /// Copy a file into the working folder, so claude (with `Read`
-    /// enabled) can read it and nothing else; returns the copy's path.
-    pub fn stage(&mut self, source: &Path) -> anyhow::Result<PathBuf> {
-        let meta = std::fs::metadata(source)
-            .with_context(|| format!("could not read attachment {}", source.display()))?;
-        if !meta.is_file() {
-            anyhow::bail!("attachment {} is not a regular file", source.display());
-        }
-        self.staged += 1;
-        let name = source
-            .file_name()
-            // An `@` in the name would be guarded in the prompt (see
-            // `neutralise`), and the listed path would then name nothing.
-            .map(|n| n.to_string_lossy().replace(['/', '\0', '@'], "_"))
-            .filter(|n| !n.starts_with('.') && !n.is_empty())
-            .unwrap_or_else(|| "attachment".into());
-        let target = self.work().join(format!("{}-{name}", self.staged));
-        std::fs::copy(source, &target).with_context(|| {
-            format!("could not copy attachment {} for claude", source.display())
-        })?;
+    /// Put an attachment's bytes into the working folder, as `name` (a
+    /// plain file name: see `commands::attachments`), so claude (with
+    /// `Read` enabled) can read it and nothing else; returns its path.
+    pub fn stage(&self, name: &str, bytes: &[u8]) -> anyhow::Result<PathBuf> {
+        use std::io::Write as _;
+        let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\0']);
+        anyhow::ensure!(plain, "{name:?} is not a plain file name");
+        let target = self.work().join(name);
+        // create_new: a name taken is never written through (a link).
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)
+            .and_then(|mut file| file.write_all(bytes))
+            .with_context(|| format!("could not copy an attachment for claude to {name}"))?;
         Ok(target)
     }
 }

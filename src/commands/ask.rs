@@ -15,8 +15,9 @@ use chrono::Utc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::claude::{Claude, Reply, Request, Sandbox, SystemPromptMode};
+use crate::claude::{Claude, Reply, Request, SystemPromptMode};
 use crate::cli::{AskArgs, OutputFormat};
+use crate::commands::attachments::Attachments;
 use crate::commands::input::{build_message, check_ids, message_text};
 use crate::commands::reply_stream::ReplyStream;
 use crate::commands::{Output, Purpose, chat, claude_runner, print_json, print_text};
@@ -45,6 +46,8 @@ struct Turn<'a> {
     mode: SystemPromptMode,
     base: Option<String>,
     message: Message,
+    /// The message's attachments, read and checked before it is logged.
+    attachments: Attachments,
     json: bool,
     /// `--stream` (or config `ask.stream`, unless `--no-stream`).
     stream: Option<&'a ReplyStream>,
@@ -100,6 +103,8 @@ fn ask(
     if state.config.ask.recall {
         crate::commands::mcp::enable_recall(state, &mut claude, &mut base, sender, key)?;
     }
+    let message = build_message(state, &args.message, Role::User, text, Utc::now())?;
+    let attachments = Attachments::read(&message, &state.config.limits)?;
     let turn = Turn {
         state,
         args,
@@ -108,11 +113,11 @@ fn ask(
         claude,
         mode,
         base,
-        message: build_message(state, &args.message, Role::User, text, Utc::now())?,
+        message,
+        attachments,
         json,
         stream,
     };
-    crate::commands::input::check_attachments(&turn.message)?;
     let now = turn.message.ts;
 
     if let Some(name) = &args.message.display_name {
@@ -239,12 +244,14 @@ const BUDGET_MESSAGE: &str = "Sorry, I can't answer right now: my budget for thi
 fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let state = turn.state;
     let rendered = context::render(parts, state.config.stm.max_context_chars as usize);
-    let mut sandbox = turn.claude.sandbox()?;
-    let prompt = prompt_with_attachments(&turn.message, &mut sandbox);
+    let sandbox = turn.claude.sandbox()?;
+    let given = turn.attachments.for_claude(&turn.message.text, &sandbox);
     let request = Request {
         system_prompt: system_prompt(turn.mode, turn.base.clone(), &rendered.text),
-        prompt: &prompt,
+        prompt: &given.prompt,
         json_schema: None,
+        images: &given.images,
+        read_work_folder: given.read_work_folder,
     };
     // The one difference streaming makes: how claude's output is read.
     let reply = match turn.stream {
@@ -540,27 +547,4 @@ fn system_prompt(
     }
     let text = text.trim_start_matches('\n').to_owned();
     (!text.is_empty()).then_some((mode, text))
-}
-
-/// The message, then its attachments as the seed's broker lists them,
-/// each copied into claude's working folder: the only files it may read.
-fn prompt_with_attachments(message: &Message, sandbox: &mut Sandbox) -> String {
-    let mut prompt = message.text.clone();
-    if let Some(attachments) = message.attachments.as_ref().filter(|a| !a.is_empty()) {
-        prompt.push_str("\n\nAttached files (use Read tool to view):");
-        for attachment in attachments {
-            prompt.push_str("\n- ");
-            match sandbox.stage(std::path::Path::new(&attachment.path)) {
-                Ok(copy) => prompt.push_str(&copy.to_string_lossy()),
-                Err(e) => {
-                    crate::diag::warn(format!("{e:#}; the attachment is left out"));
-                    prompt.push_str("(could not be attached)");
-                }
-            }
-            if let Some(name) = &attachment.name {
-                prompt.push_str(&format!(" ({name})"));
-            }
-        }
-    }
-    prompt
 }

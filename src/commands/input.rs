@@ -99,34 +99,6 @@ pub fn parse_attachment(spec: &str) -> anyhow::Result<Attachment> {
     })
 }
 
-/// Every attachment must be a regular file that exists: claude is told to
-/// read it, and a folder or a device (`/dev/zero`) is never a file sent in
-/// chat.
-pub fn check_attachments(message: &Message) -> anyhow::Result<()> {
-    for attachment in message.attachments.iter().flatten() {
-        let path = std::path::Path::new(&attachment.path);
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.is_file() => {}
-            Ok(_) => {
-                return Err(usage(format!(
-                    "--attach {}: not a regular file; attach a file the broker saved",
-                    attachment.path
-                )));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(usage(format!(
-                    "--attach {}: the file does not exist; attach a file the broker saved",
-                    attachment.path
-                )));
-            }
-            Err(e) => {
-                return Err(usage(format!("--attach {}: {e}", attachment.path)));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// A message built from the shared arguments.
 pub fn build_message(
     state: &State,

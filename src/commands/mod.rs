@@ -13,6 +13,7 @@
 
 pub mod append;
 pub mod ask;
+pub mod attachments;
 pub mod chat;
 pub mod compact;
 pub mod complete;

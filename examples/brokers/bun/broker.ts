@@ -154,9 +154,27 @@ async function slackMessage(msg: any, item: Item, events: string): Promise<strin
 // the group's. LINE cannot edit a message, so the reply is sent whole.
 async function lineEvent(event: any, item: Item, events: string): Promise<string> {
   if (event.type === "unsend") {
-    // Not handled by this example yet: `claude-session session delete
-    // --user U --msg-id ID` (and --conversation) removes it and its reply.
-    log(`unsend of ${event.unsend?.messageId}: not handled`);
+    // The sender took a message back: it and its reply leave memory (the
+    // log and its archives); one already gone is exit 0, deleted: false.
+    const id = event.unsend?.messageId;
+    if (!id || !event.source?.userId) return "done";
+    const args = ["--user", event.source.userId, "--msg-id", id];
+    const group = event.source.groupId ?? event.source.roomId;
+    if (group) args.push("--conversation", group);
+    const stateDir = process.env.LINE_STATE_DIR;
+    const global = stateDir ? ["--state-dir", stateDir] : [];
+    const proc = Bun.spawn([CLAUDE_SESSION, ...global, "session", "delete", "--json", ...args], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    if (code !== 0) log(`unsend of ${id}: session delete exited ${code}: ${stderr.trim()}`);
+    else log(`unsend of ${id}: ${JSON.parse(stdout).deleted ? "deleted" : "already gone"}`);
     return "done";
   }
   if (event.type !== "message" || !event.source?.userId) return "done";

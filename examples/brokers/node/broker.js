@@ -66,6 +66,27 @@ function ask(stateDir, args, text, onText) {
   });
 }
 
+// ── claude-session session delete ──────────────────────────
+// LINE's unsend: the message and the reply that answers it leave memory
+// (the log and its archives). Resolves to { code, report, error }; a
+// message already gone is exit 0 too, with `deleted: false`.
+function deleteMessage(stateDir, args) {
+  const global = stateDir ? ["--state-dir", stateDir] : [];
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE_SESSION, [...global, "session", "delete", "--json", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({ code, report: code === 0 ? JSON.parse(stdout) : null, error: stderr.trim() }),
+    );
+  });
+}
+
 // ── The platform (here: printed) ───────────────────────────
 let posted = 0;
 const platform = {
@@ -139,9 +160,15 @@ async function slackMessage(msg, item, events) {
 // the group's. LINE cannot edit a message, so the reply is sent whole.
 async function lineEvent(event, item, events) {
   if (event.type === "unsend") {
-    // Not handled by this example yet: `claude-session session delete
-    // --user U --msg-id ID` (and --conversation) removes it and its reply.
-    log(`unsend of ${event.unsend?.messageId}: not handled`);
+    // The sender took a message back: it and its reply leave memory.
+    const id = event.unsend?.messageId;
+    if (!id || !event.source?.userId) return "done";
+    const args = ["--user", event.source.userId, "--msg-id", id];
+    const group = event.source.groupId ?? event.source.roomId;
+    if (group) args.push("--conversation", group);
+    const { code, report, error } = await deleteMessage(process.env.LINE_STATE_DIR, args);
+    if (code !== 0) log(`unsend of ${id}: session delete exited ${code}: ${error}`);
+    else log(`unsend of ${id}: ${report.deleted ? "deleted" : "already gone"}`);
     return "done";
   }
   if (event.type !== "message" || !event.source?.userId) return "done";

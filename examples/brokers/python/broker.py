@@ -67,6 +67,22 @@ def ask(state_dir, args, text, on_text):
     return proc.wait(), reply, error or stderr.strip()
 
 
+def delete_message(state_dir, args):
+    """`claude-session session delete --json ARGS`: LINE's unsend.
+
+    The message and the reply that answers it leave memory (the log and
+    its archives). Returns (code, report, error); a message already gone
+    is exit 0 too, with "deleted": false.
+    """
+    flags = ["--state-dir", state_dir] if state_dir else []
+    proc = subprocess.run(
+        [CLAUDE_SESSION, *flags, "session", "delete", "--json", *args],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
+    )
+    report = json.loads(proc.stdout) if proc.returncode == 0 else None
+    return proc.returncode, report, proc.stderr.strip()
+
+
 class Platform:
     """The platform's API, here printed."""
 
@@ -141,12 +157,22 @@ def slack_message(platform, msg, item):
 
 def line_event(platform, event, item):
     """One webhook event; returns "done" or "retry"."""
-    if event.get("type") == "unsend":
-        # Not handled by this example yet: `claude-session session delete
-        # --user U --msg-id ID` (and --conversation) removes it and its reply.
-        log(f"unsend of {event.get('unsend', {}).get('messageId')}: not handled")
-        return "done"
     source = event.get("source", {})
+    if event.get("type") == "unsend":
+        # The sender took a message back: it and its reply leave memory.
+        msg_id = event.get("unsend", {}).get("messageId")
+        if not msg_id or not source.get("userId"):
+            return "done"
+        args = ["--user", source["userId"], "--msg-id", msg_id]
+        group = source.get("groupId") or source.get("roomId")
+        if group:
+            args += ["--conversation", group]
+        code, report, error = delete_message(os.environ.get("LINE_STATE_DIR"), args)
+        if code != 0:
+            log(f"unsend of {msg_id}: session delete exited {code}: {error}")
+        else:
+            log(f"unsend of {msg_id}: {'deleted' if report['deleted'] else 'already gone'}")
+        return "done"
     if event.get("type") != "message" or not source.get("userId"):
         return "done"
     message = event["message"]

@@ -88,9 +88,24 @@ line() {
   get() { printf '%s' "$event" | jq -r "$1"; }
   case $(get .type) in
     unsend)
-      # Not handled by this example yet: `claude-session session delete
-      # --user U --msg-id ID` (and --conversation) removes it and its reply.
-      log "unsend of $(get .unsend.messageId): not handled"
+      # The sender took a message back: it and its reply leave memory (the
+      # log and its archives); one already gone is exit 0, deleted: false.
+      id=$(get '.unsend.messageId // empty')
+      user=$(get '.source.userId // empty')
+      [ -n "$id" ] && [ -n "$user" ] || return 0
+      group=$(get '.source.groupId // .source.roomId // empty')
+      set -- session delete --json --user "$user" --msg-id "$id"
+      [ -n "$group" ] && set -- "$@" --conversation "$group"
+      [ -n "$state_dir" ] && set -- --state-dir "$state_dir" "$@"
+      code=0
+      out=$("$claude_session" "$@" 2>"$work/stderr" </dev/null) || code=$?
+      if [ "$code" != 0 ]; then
+        log "unsend of $id: session delete exited $code: $(cat "$work/stderr")"
+      elif [ "$(printf '%s' "$out" | jq -r .deleted)" = true ]; then
+        log "unsend of $id: deleted"
+      else
+        log "unsend of $id: already gone"
+      fi
       return 0 ;;
     message) ;;
     *) return 0 ;;

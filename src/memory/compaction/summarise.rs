@@ -110,6 +110,7 @@ pub(super) fn summarise(
             system_prompt: Some((SystemPromptMode::Replace, system)),
             prompt: &prompt,
             json_schema: Some(&schema),
+            ..Request::default()
         },
     )?;
     let answer = match &reply.structured {
