@@ -324,11 +324,10 @@ fn filters_limits_and_caps() {
     let mut server = Server::initialized(&env, &["--user", "alice"]);
     let text = server.search("bicycle");
     assert!(text.chars().count() <= 8_100, "{}", text.len());
-    assert!(
-        text.contains("bicycle note 199"),
-        "newest first: {text:.200}"
-    );
-    assert!(text.contains("older match(es) not shown"), "{text}");
+    // Ranked: equally relevant lines, the newer first (the recency prior).
+    let first = text.lines().nth(1).unwrap();
+    assert!(first.contains("bicycle note 19"), "{text:.300}");
+    assert!(text.contains("less relevant match(es) not shown"), "{text}");
     let (three, _) = server.call("search_memory", json!({"query": "bicycle", "limit": 3}));
     assert_eq!(
         three.lines().filter(|l| l.contains("bicycle note")).count(),
