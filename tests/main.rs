@@ -29,6 +29,7 @@ mod operators;
 mod properties;
 mod readme;
 mod real_claude;
+mod real_isolation;
 mod real_mentions;
 mod real_stream;
 mod recall;
