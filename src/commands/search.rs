@@ -453,3 +453,29 @@ fn term_matches(
     }
     merged
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranked_lines_mark_the_words_that_matched() {
+        let tokenizer = retrieval::tokenize::Tokenizer::new();
+        let terms = |q: &str| retrieval::query_terms(&tokenizer, q).terms;
+        let marked = |q: &str, line: &str| -> Vec<String> {
+            term_matches(&tokenizer, &terms(q), line)
+                .into_iter()
+                .map(|(a, b)| line[a..b].to_owned())
+                .collect()
+        };
+        // Stemmed and case-folded, whole words only.
+        assert_eq!(
+            marked("hiking trips", "We HIKED, then a trip; hikers' shiking"),
+            ["HIKED", "trip"]
+        );
+        // CJK: the characters in a pair (or alone) that is a term, as one
+        // range when they touch.
+        assert_eq!(marked("北海道的雪", "去年我們去北海道旅行"), ["北海道"]);
+        assert!(marked("pottery", "nothing here").is_empty());
+    }
+}
