@@ -555,6 +555,7 @@ fn several_words_rank_a_relevant_old_turn_first_with_rank_and_score() {
     );
     assert_eq!(hits[0]["rank"], 1);
     assert_eq!(hits[0]["source"], "archive 2026-01-05");
+    assert_eq!(hits[0]["ts"], "2026-01-05T09:00:00Z", "as a phrase hit's");
     assert_eq!(hits[0]["owner"], "U1");
     assert_eq!(hits[0]["speaker"], "U1");
     let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();

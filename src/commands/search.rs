@@ -181,7 +181,8 @@ struct RankedJson<'a> {
     owner_kind: OwnerKind,
     /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
     source: &'a str,
-    ts: String,
+    /// As a phrase hit's.
+    ts: chrono::DateTime<chrono::Utc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     role: Option<Role>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,7 +197,8 @@ struct RankedJson<'a> {
 
 /// `session search` with several words: every owner the filters allow
 /// (`--user`: the person's own memory and their lines in groups, as a
-/// phrase search), each ranked on its own, the hits merged best first.
+/// phrase search), ranked together (a word's weight is over all of
+/// them), best first.
 fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()> {
     let messages = query.kinds.is_empty() || query.kinds.contains(&Kind::Message);
     let summaries = query.kinds.is_empty() || query.kinds.contains(&Kind::Summary);
@@ -304,11 +306,7 @@ fn ranked_speaker(owner: &Owner, unit: &Unit) -> Option<String> {
 
 fn ranked_json(rank: usize, hit: &retrieval::Hit) -> RankedJson<'_> {
     let owner = &hit.owner;
-    let ts = hit
-        .unit
-        .item
-        .ts()
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let ts = hit.unit.item.ts();
     let (kind, role, speaker_name, msg_id) = match &hit.unit.item {
         Item::Message(m) => (
             "message",
