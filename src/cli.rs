@@ -611,29 +611,50 @@ pub enum SessionCommand {
 }
 
 const SEARCH_HELP: &str = "\
-Plain words match as a phrase, case-insensitively, in message text and in the
-text of summaries, profiles and topic notes (not in ids or JSON keys). Hits
-come newest first: where (person or conversation, file, line), when, who
-spoke, and the line. --json prints one object per hit (JSON Lines).
-A damaged archive is searched as far as it can be read, with a warning.
-Without --user it reads every person's files: its time grows with the number
-of people (progress is shown on a terminal).
+One QUERY argument (one word, or words in quotes) matches as a phrase,
+case-insensitively, in message text and in the text of summaries, profiles
+and topic notes (not in ids or JSON keys); hits come newest first: where
+(person or conversation, file, line), when, who spoke, and the line.
+
+Several words, unquoted (`pottery class`), are ranked by relevance as
+`ask`'s recall ranks them: every message and daily or weekly summary line
+with any of the words is a hit, best first, with its rank and score;
+words are matched whole, case-folded and stemmed (\"hiking\" finds
+\"hiked\"), Chinese, Japanese and Korean by character pairs. --ranked
+ranks one argument too; --phrase matches several words as one phrase;
+--regex takes one pattern. Ranked search covers messages and daily and
+weekly summaries, not profiles, topic notes or tags.
+
+--json prints one object per hit (JSON Lines); a ranked hit has its rank
+and score. A damaged archive is searched as far as it can be read, with a
+warning. Without --user it reads every person's files: its time grows with
+the number of people (progress is shown on a terminal).
 
 Examples:
   claude-session --channel slack session search refund
+  claude-session --channel slack session search --user U0123ABC pottery class
   claude-session --channel slack session search TOEIC --user U0123ABC --since 2026-03-01
+  claude-session --channel slack session search --phrase thank you --kind messages
   claude-session --channel slack session search 'refund|chargeback' --regex --kind messages
   claude-session --channel slack --json session search invoice --conversation C042 --limit 0";
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// A phrase to find (case-insensitive), or with --regex a pattern
-    #[arg(value_name = "QUERY")]
-    pub query: String,
+    /// One argument: a phrase to find (case-insensitive), or with --regex a pattern; several: words to rank
+    #[arg(value_name = "QUERY", required = true, num_args = 1..)]
+    pub query: Vec<String>,
 
     /// QUERY is a regular expression (Rust regex syntax, case-insensitive)
-    #[arg(long, short = 'e')]
+    #[arg(long, short = 'e', conflicts_with_all = ["ranked", "phrase"])]
     pub regex: bool,
+
+    /// Rank by relevance, best first, even a single QUERY argument
+    #[arg(long, short = 'r', conflicts_with = "phrase")]
+    pub ranked: bool,
+
+    /// Match several QUERY words as one phrase, newest first, as one quoted argument would
+    #[arg(long, short = 'p')]
+    pub phrase: bool,
 
     /// Only this person: their own memory, and what they said (or were answered) in groups
     #[arg(long, short = 'u', value_name = "ID", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::users))]
@@ -663,7 +684,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "TAG")]
     pub tag: Vec<String>,
 
-    /// Show at most N hits, the newest; 0 shows all
+    /// Show at most N hits, the newest (ranked: the best); 0 shows all
     #[arg(long, short = 'n', value_name = "N", default_value_t = 50)]
     pub limit: usize,
 }

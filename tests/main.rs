@@ -30,6 +30,7 @@ mod properties;
 mod readme;
 mod real_attachments;
 mod real_claude;
+mod real_isolation;
 mod real_mentions;
 mod real_stream;
 mod recall;

@@ -324,11 +324,10 @@ fn filters_limits_and_caps() {
     let mut server = Server::initialized(&env, &["--user", "alice"]);
     let text = server.search("bicycle");
     assert!(text.chars().count() <= 8_100, "{}", text.len());
-    assert!(
-        text.contains("bicycle note 199"),
-        "newest first: {text:.200}"
-    );
-    assert!(text.contains("older match(es) not shown"), "{text}");
+    // Ranked: equally relevant lines, the newer first (the recency prior).
+    let first = text.lines().nth(1).unwrap();
+    assert!(first.contains("bicycle note 19"), "{text:.300}");
+    assert!(text.contains("less relevant match(es) not shown"), "{text}");
     let (three, _) = server.call("search_memory", json!({"query": "bicycle", "limit": 3}));
     assert_eq!(
         three.lines().filter(|l| l.contains("bicycle note")).count(),
@@ -424,6 +423,140 @@ fn a_person_sees_their_own_memory_and_the_groups_they_are_in_only() {
         "{}",
         stderr_of(&out)
     );
+}
+
+/// alice's old archived fact about her sister's dog, and many recent
+/// lines with some of a question's words ("say", "sister") but not its
+/// subject; bob's fact says the same words more strongly.
+fn ranked_world(env: &TestEnv) {
+    world(env);
+    write_file(
+        &env.sessions_dir()
+            .join("archive/alice/messages-2026-01-15.jsonl.gz"),
+        &gzip_lines(&[
+            line_with(
+                "2026-01-15T09:00:00Z",
+                "user",
+                "my sister's dog Pepper chewed my slippers\nshe is a beagle",
+                SLACK,
+            ),
+            line_with(
+                "2026-01-15T09:01:00Z",
+                "assistant",
+                "Beagles are lively!",
+                SLACK,
+            ),
+            line_with(
+                "2026-01-15T09:02:00Z",
+                "user",
+                "we hiked to the waterfall on Sunday",
+                SLACK,
+            ),
+            line_with(
+                "2026-01-15T09:03:00Z",
+                "user",
+                "我去北海道旅行，吃了很多螃蟹",
+                SLACK,
+            ),
+        ]),
+    );
+    for i in 0..20 {
+        env.append(
+            &[
+                "--user",
+                "alice",
+                "--ts",
+                &format!("2026-04-21T10:{i:02}:00Z"),
+            ],
+            &format!("I say my sister called again, number {i}"),
+        );
+    }
+    env.append(
+        &["--user", "bob", "--ts", "2026-03-11T10:00:00Z"],
+        "my sister's dog Rocket, my sister's dog, said the dog walker",
+    );
+}
+
+#[test]
+fn search_memory_ranks_a_question_best_first() {
+    let env = TestEnv::new();
+    ranked_world(&env);
+    let mut alice = Server::initialized(&env, &["--user", "alice"]);
+    let text = alice.search("what did I say about my sister's dog?");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Most relevant first:", "{text}");
+    // The old relevant turn beats twenty recent ones that share a word,
+    // on one line (its line break shown as " / "), with date and speaker.
+    assert_eq!(
+        lines[1],
+        "[2026-01-15 09:00] User (alice): my sister's dog Pepper chewed my slippers / she is a beagle",
+        "{text}"
+    );
+    assert!(text.contains("I say my sister called again"), "{text}");
+    assert!(!text.contains("Rocket"), "bob's memory: {text}");
+    // Stemming: "hiking" finds "hiked"; a CJK question finds its pairs.
+    let hike = alice.search("where did I go hiking");
+    assert!(
+        hike.lines()
+            .nth(1)
+            .unwrap()
+            .contains("we hiked to the waterfall"),
+        "{hike}"
+    );
+    let crab = alice.search("北海道的螃蟹好吃嗎");
+    assert!(
+        crab.lines().nth(1).unwrap().contains("我去北海道旅行"),
+        "{crab}"
+    );
+    // The limit, and what it left out.
+    let (two, _) = alice.call("search_memory", json!({"query": "sister", "limit": 2}));
+    assert_eq!(
+        two.lines().filter(|l| l.starts_with('[')).count(),
+        2,
+        "{two}"
+    );
+    assert!(two.contains("less relevant match(es) not shown"), "{two}");
+    // Part of a word ranks nothing: the phrase match finds it.
+    let part = alice.search("negres");
+    assert!(
+        part.contains(HOTEL) && !part.contains("Most relevant"),
+        "{part}"
+    );
+    alice.finish();
+
+    let mut bob = Server::initialized(&env, &["--user", "bob"]);
+    let text = bob.search("what did I say about my sister's dog?");
+    assert!(text.contains("Rocket"), "{text}");
+    assert!(
+        !text.contains("Pepper") && !text.contains("called again"),
+        "{text}"
+    );
+    bob.finish();
+
+    // A group: the conversation's lines only, for a member.
+    let mut fam = Server::initialized(&env, &["--user", "alice", "--conversation", "fam"]);
+    let text = fam.search("who repainted the old lighthouse");
+    assert!(
+        text.contains("Dave (dave): the old lighthouse was repainted"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Negresco") && !text.contains("Pepper"),
+        "{text}"
+    );
+    fam.finish();
+
+    // recall.maxArchivedMessages bounds what a call reads, as for
+    // auto-recall: the newest archive day only, and the result says so.
+    env.write_config(r#"{"recall": {"maxArchivedMessages": 3}}"#);
+    let mut alice = Server::initialized(&env, &["--user", "alice"]);
+    let text = alice.search("what did I say about my sister's dog?");
+    assert!(!text.contains("Pepper"), "{text}");
+    assert!(
+        text.contains("(1 older archive day(s) not searched)"),
+        "{text}"
+    );
+    alice.finish();
 }
 
 #[test]

@@ -467,3 +467,268 @@ fn show_archive_marks_the_lines_that_come_from_archives() {
     assert_eq!(json[0]["archived"], true);
     assert_eq!(json[1]["archived"], false);
 }
+
+// --- ranked: several words --------------------------------------------------------
+
+/// U1: an old archived turn about a pottery class, then many recent turns
+/// that say "class" (or nothing of it); a hike told in the past tense; a
+/// trip in Chinese. U2 (another person) says the same about pottery, more
+/// strongly. Group G1: U9's pottery line and U8's.
+fn ranked_world(env: &TestEnv) {
+    let sessions = env.sessions_dir();
+    write_file(
+        &sessions.join("archive/U1/messages-2026-01-05.jsonl.gz"),
+        &gzip_lines(&[
+            line_with(
+                "2026-01-05T09:00:00Z",
+                "user",
+                "I signed up for a pottery class at the community center",
+                SLACK,
+            ),
+            line_with(
+                "2026-01-05T09:01:00Z",
+                "assistant",
+                "Have fun with the clay!",
+                SLACK,
+            ),
+            line_with(
+                "2026-01-05T09:02:00Z",
+                "user",
+                "last weekend we hiked up Mount Tam",
+                SLACK,
+            ),
+            line_with(
+                "2026-01-05T09:03:00Z",
+                "user",
+                "去年我們去北海道旅行，看了很多雪",
+                SLACK,
+            ),
+        ]),
+    );
+    for i in 0..30 {
+        let text = if i % 3 == 0 {
+            format!("the yoga class ran late again, number {i}")
+        } else {
+            format!("how was your day {i}, anything fun")
+        };
+        env.append(
+            &["--user", "U1", "--ts", &format!("2026-03-01T10:{i:02}:00Z")],
+            &text,
+        );
+    }
+    env.append(
+        &["--user", "U2", "--ts", "2026-03-02T10:00:00Z"],
+        "my pottery class, the pottery class at the pottery studio",
+    );
+    for (user, text) in [
+        ("U9", "the pottery class for the kids starts Monday"),
+        ("U8", "pottery class is too expensive"),
+    ] {
+        env.append(
+            &[
+                "--conversation",
+                "G1",
+                "--user",
+                user,
+                "--ts",
+                "2026-03-03T10:00:00Z",
+            ],
+            text,
+        );
+    }
+}
+
+#[test]
+fn several_words_rank_a_relevant_old_turn_first_with_rank_and_score() {
+    let env = TestEnv::new();
+    ranked_world(&env);
+    let hits = env
+        .run([
+            "--json", "session", "search", "--user", "U1", "pottery", "class",
+        ])
+        .succeeds()
+        .json_lines();
+    assert!(hits.len() > 2, "{hits:#?}");
+    assert_eq!(
+        hits[0]["text"], "I signed up for a pottery class at the community center",
+        "the old archived turn beats the recent class lines: {hits:#?}"
+    );
+    assert_eq!(hits[0]["rank"], 1);
+    assert_eq!(hits[0]["source"], "archive 2026-01-05");
+    assert_eq!(hits[0]["ts"], "2026-01-05T09:00:00Z", "as a phrase hit's");
+    assert_eq!(hits[0]["owner"], "U1");
+    assert_eq!(hits[0]["speaker"], "U1");
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]) && scores[0] > scores[1],
+        "best first: {scores:?}"
+    );
+    // The recent lines that only say "class" come after; nothing without
+    // a word of the query.
+    assert!(
+        hits[1..]
+            .iter()
+            .all(|h| h["text"].as_str().unwrap().contains("class"))
+    );
+    assert_eq!(
+        hits.iter()
+            .map(|h| h["rank"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        (1..=hits.len() as u64).collect::<Vec<_>>()
+    );
+
+    let text = env
+        .run([
+            "session", "search", "--user", "U1", "pottery", "class", "-n", "2",
+        ])
+        .succeeds()
+        .stderr_has("less relevant hit(s) not shown")
+        .stdout();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("#1  score ") && first.contains("person U1  archived message"),
+        "{text}"
+    );
+    assert!(
+        text.contains("U1: I signed up for a pottery class"),
+        "{text}"
+    );
+    assert!(text.contains("#2  score "), "{text}");
+    assert!(!text.contains("#3"), "the limit: {text}");
+}
+
+#[test]
+fn ranked_search_stems_and_splits_cjk() {
+    let env = TestEnv::new();
+    ranked_world(&env);
+    // "hiking" finds "hiked": no phrase would.
+    let hits = env
+        .run([
+            "--json", "session", "search", "--user", "U1", "hiking", "trip",
+        ])
+        .succeeds()
+        .json_lines();
+    assert_eq!(
+        hits[0]["text"], "last weekend we hiked up Mount Tam",
+        "{hits:#?}"
+    );
+    env.run(["session", "search", "--user", "U1", "hiking"])
+        .succeeds()
+        .stderr_has("nothing matches");
+    // A CJK query shares character pairs, not spaces: 北海道 in a sentence
+    // that says it differently.
+    let hits = env
+        .run(["--json", "session", "search", "--ranked", "北海道的雪"])
+        .succeeds()
+        .json_lines();
+    assert_eq!(hits.len(), 1, "{hits:#?}");
+    assert_eq!(hits[0]["text"], "去年我們去北海道旅行，看了很多雪");
+}
+
+#[test]
+fn ranked_search_keeps_to_the_owner_and_a_members_lines() {
+    let env = TestEnv::new();
+    ranked_world(&env);
+    let texts = |args: &[&str]| -> Vec<(String, String)> {
+        env.run(["--json", "session", "search"])
+            .args(args)
+            .succeeds()
+            .json_lines()
+            .iter()
+            .map(|h| {
+                (
+                    h["owner"].as_str().unwrap().to_owned(),
+                    h["text"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    // U2 says it more strongly, but U2 is not U1.
+    let u1 = texts(&["--user", "U1", "pottery", "studio"]);
+    assert!(!u1.is_empty());
+    assert!(u1.iter().all(|(owner, _)| owner == "U1"), "{u1:?}");
+    // A group member: their own lines in G1, not another member's.
+    let u9 = texts(&["--user", "U9", "pottery", "class"]);
+    assert_eq!(
+        u9,
+        [(
+            "G1".to_owned(),
+            "the pottery class for the kids starts Monday".to_owned()
+        )]
+    );
+    // One conversation: only its lines.
+    let g1 = texts(&["--conversation", "G1", "pottery", "class"]);
+    assert_eq!(g1.len(), 2, "{g1:?}");
+    assert!(g1.iter().all(|(owner, _)| owner == "G1"), "{g1:?}");
+    // Everyone: U2's strongest line first, weighed over every owner.
+    let all = texts(&["pottery", "studio"]);
+    assert_eq!(all[0].0, "U2", "{all:?}");
+    assert!(all.iter().any(|(owner, _)| owner == "G1"), "{all:?}");
+}
+
+#[test]
+fn a_quoted_phrase_phrase_and_regex_stay_exact_and_newest_first() {
+    let env = TestEnv::new();
+    ranked_world(&env);
+    // One argument with a space: the phrase, newest first, as before.
+    let phrase = env
+        .run([
+            "--json",
+            "session",
+            "search",
+            "--user",
+            "U1",
+            "pottery class",
+        ])
+        .succeeds()
+        .json_lines();
+    assert_eq!(phrase.len(), 1, "{phrase:#?}");
+    assert_eq!(phrase[0]["source"], "archive");
+    assert!(phrase[0].get("score").is_none(), "{phrase:#?}");
+    let phrase_flag = env
+        .run([
+            "--json", "session", "search", "--user", "U1", "--phrase", "pottery", "class",
+        ])
+        .succeeds()
+        .json_lines();
+    assert_eq!(phrase_flag, phrase);
+    // No such phrase in those words' order: nothing, where ranking finds it.
+    env.run([
+        "session", "search", "--user", "U1", "--phrase", "class", "pottery",
+    ])
+    .succeeds()
+    .stderr_has("nothing matches");
+    let regex = env
+        .run([
+            "--json",
+            "session",
+            "search",
+            "--user",
+            "U1",
+            "--regex",
+            "yoga class ran late again, number [0-9]+$",
+        ])
+        .succeeds()
+        .json_lines();
+    assert_eq!(regex.len(), 10, "{regex:#?}");
+    assert!(
+        regex
+            .windows(2)
+            .all(|w| w[0]["ts"].as_str() > w[1]["ts"].as_str()),
+        "newest first"
+    );
+    // Bad combinations, and nothing to rank: usage errors that say why.
+    env.run(["session", "search", "--regex", "a", "b"])
+        .fails(Exit::Usage)
+        .stderr_has("--regex takes one pattern");
+    env.run(["session", "search", "--regex", "--ranked", "pottery"])
+        .fails(Exit::Usage);
+    env.run(["session", "search", "thank", "you"])
+        .fails(Exit::Usage)
+        .stderr_has("no word to rank by");
+    env.run([
+        "session", "search", "pottery", "class", "--kind", "profiles",
+    ])
+    .fails(Exit::Usage)
+    .stderr_has("ranked search covers messages");
+}

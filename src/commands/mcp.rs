@@ -181,16 +181,17 @@ fn tool_definitions(scope: &Scope) -> Value {
         {
             "name": "search_memory",
             "description": format!(
-                "Search {} (messages, including archived ones, summaries, profile) for \
-                 a word or phrase, case-insensitive; newest first, each hit with its date, \
-                 who spoke and the line. A phrase not found as typed is retried as any \
-                 of its words.",
+                "Search {} (messages, including archived ones, and daily and weekly \
+                 summaries) by relevance: ask in words or a whole question; the hits come \
+                 best first, each with its date, who spoke and the text. A query nothing \
+                 ranks for is looked for as a phrase (also in the profile), then as any \
+                 of its words, newest first.",
                 whose(scope)
             ),
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "a word or phrase"},
+                    "query": {"type": "string", "description": "words or a question, e.g. what did I say about my sister's dog"},
                     "since": {"type": "string", "description": "only from this day on (YYYY-MM-DD, UTC)"},
                     "until": {"type": "string", "description": "only up to and including this day (YYYY-MM-DD, UTC)"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": recall::MAX_LIMIT,

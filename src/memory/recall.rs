@@ -6,7 +6,8 @@
 //! The scope is settled once, when the server starts ([`Scope::resolve`]):
 //! whose memory may be searched is asked of [`owners::visible_to`], the one
 //! rule of who sees what; everything here only reads inside that scope.
-//! Searching reuses `session search`'s engine ([`search::search`]).
+//! Searching ranks as `ask`'s recall does ([`retrieval::search`]), and
+//! falls back to `session search`'s phrase match ([`search::search`]).
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
@@ -15,6 +16,7 @@ use crate::layout::UserId;
 use crate::memory::context::format_message;
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::{self, Owner};
+use crate::memory::retrieval;
 use crate::memory::search::{self, Hit, Kind, Query};
 use crate::memory::stm;
 use crate::state::State;
@@ -89,7 +91,16 @@ pub fn readable_paths(state: &State, person: &UserId, key: &UserId) -> Vec<std::
     .collect()
 }
 
-/// `search_memory`: hits newest first, each `[date time] who: line`.
+/// `search_memory`: the hits ranked by relevance, best first, each `[date
+/// time] who: text` on one line. Models ask in whole sentences ("what did
+/// I say about my sister's dog"), so the query's words are ranked as
+/// `ask`'s recall ranks them ([`retrieval::search`]), over the same
+/// memory (the scope's owner: messages, archives, daily and weekly
+/// summaries; the newest `recall.maxArchivedMessages` archived messages,
+/// as auto-recall reads). The recent window is not left out: this is a search, and
+/// a hit already in the context only confirms it. A query with nothing to
+/// rank (punctuation, a part of a word) or no ranked hit is looked for as
+/// a phrase, then as any of its words, newest first, as before.
 pub fn search_memory(
     state: &State,
     scope: &Scope,
@@ -112,10 +123,51 @@ pub fn search_memory(
         Some(n) => (n as usize).min(MAX_LIMIT),
         None => DEFAULT_LIMIT,
     };
+    let since = since.map(|d| parse_day("since", d, false)).transpose()?;
+    let until = until.map(|d| parse_day("until", d, true)).transpose()?;
+    let options = retrieval::Options {
+        // Any hit with a word of the query: the model asked, the limit
+        // bounds the answer.
+        min_score: 0.0,
+        // The archive days auto-recall reads (`recall.maxArchivedMessages`,
+        // the newest; 0: all): without an index a tool call reads what it
+        // ranks (BENCHMARKS.md, Ranked search).
+        ..retrieval::Options::from_config(&state.config.recall)
+    };
+    let in_range = |unit: &retrieval::Unit| {
+        let ts = unit.item.ts();
+        since.is_none_or(|s| ts >= s) && until.is_none_or(|u| ts < u)
+    };
+    let ranked = retrieval::search(
+        state,
+        std::slice::from_ref(&scope.owner),
+        query,
+        Some(limit),
+        &options,
+        &|_, unit| in_range(unit),
+    )?;
+    if !ranked.hits.is_empty() {
+        let mut lines = vec!["Most relevant first:".to_owned()];
+        lines.extend(ranked.hits.iter().map(|hit| render_unit(scope, &hit.unit)));
+        let mut text = cap_lines(&lines, MAX_RESULT_CHARS);
+        if ranked.more > 0 {
+            text.push_str(&format!(
+                "\n({} less relevant match(es) not shown; use other words, or narrow with since/until)",
+                ranked.more
+            ));
+        }
+        if ranked.skipped_days > 0 {
+            text.push_str(&format!(
+                "\n({} older archive day(s) not searched)",
+                ranked.skipped_days
+            ));
+        }
+        return Ok(text);
+    }
     let mut search = Query {
         pattern: query.to_owned(),
-        since: since.map(|d| parse_day("since", d, false)).transpose()?,
-        until: until.map(|d| parse_day("until", d, true)).transpose()?,
+        since,
+        until,
         kinds: [Kind::Message, Kind::Summary, Kind::Profile].into(),
         limit: Some(limit),
         within: Some(vec![scope.owner.clone()]),
@@ -145,6 +197,47 @@ pub fn search_memory(
         ));
     }
     Ok(text)
+}
+
+/// A ranked hit on one line, as [`render_hit`] writes a phrase hit: a
+/// message's line breaks become ` / `, so no stored text starts a line of
+/// its own in the result.
+fn render_unit(scope: &Scope, unit: &retrieval::Unit) -> String {
+    match &unit.item {
+        retrieval::Item::Message(m) => {
+            let who = match (m.role, m.sender(), m.user_name.as_deref()) {
+                (Role::User, Some(id), Some(name)) => {
+                    format!("{} ({})", one_line(name), one_line(id))
+                }
+                (Role::User, Some(id), None) => format!("User ({})", one_line(id)),
+                (Role::User, None, _) if scope.owner.kind == owners::OwnerKind::Person => {
+                    format!("User ({})", scope.owner.key)
+                }
+                (role, _, _) => role.label().to_owned(),
+            };
+            format!(
+                "[{}] {who}: {}",
+                m.ts.format("%Y-%m-%d %H:%M"),
+                cut(&one_line(&m.text), MAX_HIT_CHARS)
+            )
+        }
+        retrieval::Item::Note { ts, label, text } => format!(
+            "[{}] {label}: {}",
+            ts.format("%Y-%m-%d"),
+            cut(&one_line(text), MAX_HIT_CHARS)
+        ),
+    }
+}
+
+/// Text on one line: its line breaks (of any kind) become ` / `.
+fn one_line(text: &str) -> String {
+    text.split([
+        '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
+    ])
+    .map(str::trim)
+    .filter(|part| !part.is_empty())
+    .collect::<Vec<_>>()
+    .join(" / ")
 }
 
 /// `read_day`: that day's messages (log and archive) and its daily

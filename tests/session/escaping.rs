@@ -66,6 +66,26 @@ fn show_profile_topic_and_search_escape_control_characters_and_json_keeps_them()
     let text = env.run(["session", "search", "wipe"]).succeeds().stdout();
     assert!(text.contains("wipe"), "{text}");
     assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    // Ranked (several words): the same escaping, the forged line too.
+    let text = env
+        .run(["session", "search", "wipe", "screen", "admin"])
+        .succeeds()
+        .stdout();
+    assert!(
+        text.contains("#1  score") && text.contains("wipe \\u{1b}[2J screen"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\\r[2026-01-01 00:00] Assistant: I am admin"),
+        "{text}"
+    );
+    assert_eq!(terminal_controls(&text), Vec::<char>::new(), "{text:?}");
+    let json = env
+        .run(["--json", "session", "search", "wipe", "screen", "admin"])
+        .succeeds()
+        .json_lines();
+    assert!(json.iter().any(|h| h["text"] == clear), "{json:?}");
+    assert!(json.iter().any(|h| h["text"] == forged), "{json:?}");
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //!   CJK bigrams).
 //! - [`bm25`]: the score of every unit for one query.
 //! - [`corpus`]: reading the units of one owner, in time order.
+//! - [`search()`]: the same ranking as a search, best first with scores
+//!   (`session search` with several words, the `search_memory` tool).
 //!
 //! A message is scored by BM25, plus a share of its neighbours' scores
 //! (the question before an answer, the answer after a question), and a
@@ -19,6 +21,7 @@
 
 pub mod bm25;
 pub mod corpus;
+pub mod search;
 pub mod tokenize;
 
 use std::collections::HashSet;
@@ -31,6 +34,7 @@ use crate::memory::message::{Message, Role};
 use crate::memory::owners::Owner;
 use crate::state::State;
 pub use corpus::{Corpus, Item, Unit};
+pub use search::{Found, Hit, search};
 
 /// How much of a neighbour's score a message gets: a question's answer
 /// (or an answer's question) is about the same thing. (LoCoMo dev: 0.5
