@@ -239,6 +239,17 @@ fn non_blank(value: &str) -> Result<String, String> {
     Ok(value.to_owned())
 }
 
+fn platform_name(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        return Err(
+            "the value is empty; give the platform's name (slack, line), or leave \
+                    the option out"
+                .to_owned(),
+        );
+    }
+    Ok(value.to_owned())
+}
+
 /// Where a message comes from: shared by `ask` and `append`.
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
@@ -262,15 +273,15 @@ pub struct MessageArgs {
     #[arg(long, value_name = "PATH[:NAME]")]
     pub attach: Vec<String>,
 
-    /// Platform name stored in the line's `channel` field [default: --channel]
-    #[arg(long, value_name = "NAME")]
+    /// Platform name stored in the line's `channel` field [default: --channel's NAME, else "unknown"]
+    #[arg(long, value_name = "NAME", value_parser = platform_name)]
     pub source: Option<String>,
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
     #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<ConversationKey>,
 
-    /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
+    /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile (an empty one is left out)
     #[arg(long, value_name = "NAME")]
     pub display_name: Option<String>,
 

@@ -403,7 +403,7 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
         .iter()
         .filter_map(serde_yaml::Value::as_str)
         .collect();
-    assert_eq!(tags, ["vip", "english", "exam"]);
+    assert_eq!(tags, ["vip", "English", "exam"]);
 
     let preferences = section(&body, "## Preferences");
     for expected in [
@@ -444,7 +444,7 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
         .unwrap_or_else(|| panic!("no entry for ltm/users/U1.md: {index}"));
     assert_eq!(entry["type"], "user");
     assert_eq!(entry["id"], "U1");
-    assert_eq!(entry["tags"], json!(["vip", "english", "exam"]));
+    assert_eq!(entry["tags"], json!(["vip", "English", "exam"]));
 
     // The same facts again: nothing is added twice.
     env.import("U1", &sixty_lines()[..45]);
