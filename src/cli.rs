@@ -599,8 +599,9 @@ pub enum SessionCommand {
     Search(SearchArgs),
     /// Export everything of a user
     #[command(
-        after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json --format json\n  \
-        claude-session --channel slack session export --user U0123ABC --out u.tar.gz --format tar.gz"
+        after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json\n  \
+        claude-session --channel slack session export --user U0123ABC --out u.tar.gz\n  \
+        claude-session --channel slack session export --user U0123ABC --out u-export/"
     )]
     Export {
         /// Whose data
@@ -609,9 +610,9 @@ pub enum SessionCommand {
         /// Where to write it (must not exist yet, or be an empty folder)
         #[arg(long, value_name = "PATH")]
         out: PathBuf,
-        /// dir: the sessions layout; json: one document; tar.gz: the dir, packed
-        #[arg(long, value_enum, default_value = "dir")]
-        format: ExportFormat,
+        /// dir: the sessions layout; json: one document; tar.gz: the dir, packed [default: from --out: json for *.json and -, tar.gz for *.tar.gz and *.tgz, else dir]
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
     },
     /// Rebuild ltm/index.json, and the record of who wrote in which group, from the files
     #[command(after_help = "Examples:\n  claude-session --channel slack session reindex")]
