@@ -22,7 +22,7 @@ Exit codes:
   5    the claude program was not found
   6    claude failed; a retry will not help (auth, bad request, output that is not a reply)
   7    a spending budget is used up; no call was made
-  9    no such user or conversation: nothing is stored under that id
+  9    not found: nothing stored under that user or conversation id, no such profile or topic note
   75   claude is unavailable for now (rate limit, overload, server error, network): retry later
   124  claude timed out";
 

@@ -85,7 +85,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
         "Oolong is best at 90 degrees."
     );
     env.run(["session", "topic", "show", "nope"])
-        .fails(Exit::Usage);
+        .fails(Exit::UnknownUser);
 
     // Setting again replaces the entry, tags and all.
     set_topic(&env, "tea", "Now sencha.\n", Some("a,b"));
@@ -121,9 +121,10 @@ fn forget_removes_the_note_and_its_index_entry_and_refuses_an_unknown_slug() {
     assert!(index_entry(&env, "ltm/topics/coffee.md").is_none());
 
     let before = tree(&env.sessions_dir());
-    env.run(["session", "forget", "tea"]).fails(Exit::Usage);
+    env.run(["session", "forget", "tea"])
+        .fails(Exit::UnknownUser);
     env.run(["--json", "session", "forget", "nope"])
-        .fails(Exit::Usage);
+        .fails(Exit::UnknownUser);
     assert_eq!(tree(&env.sessions_dir()), before);
     assert!(topic_path(&env, "cocoa").exists());
 }
