@@ -9,8 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Run, Snapshot, TestEnv, compaction_reply, differences, fake_claude, line_with, read_markdown,
-    snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
+    Run, Snapshot, TestEnv, compaction_reply, differences, fake_claude, line_with, read,
+    read_markdown, snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
 };
 use serde_json::{Value, json};
 
@@ -1260,4 +1260,39 @@ fn compaction_under_traffic_makes_calls_for_its_backlog_and_returns() {
             "{command:?}: the backlog was archived first"
         );
     }
+}
+
+/// Issue 25: the shipped fake answers a compaction (`--json-schema`) with
+/// the JSON object asked for, so a tour with it shows no warning and a
+/// summary of what the user said, not the prompt echoed back.
+#[test]
+fn the_shipped_fake_answers_compaction_with_the_json_asked_for() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindow": 2}}"#);
+    for (i, text) in ["I'm Kevin.", "I study \"TOEIC\".", "third"]
+        .iter()
+        .enumerate()
+    {
+        env.ask(["--user", "U1", "--msg-id", &format!("m{i}"), "--", text])
+            .succeeds();
+    }
+    let out = env
+        .run([
+            "compact",
+            "--user",
+            "U1",
+            "--force",
+            "--json",
+            "--claude-bin",
+        ])
+        .arg(fake_claude())
+        .succeeds();
+    assert!(out.stderr().is_empty(), "{}", out.stderr());
+    assert_eq!(out.json()["outcome"]["notJson"], 0, "{}", out.stdout());
+    let summary = read(&env.stm_dir("U1").join("summary.md"));
+    assert!(
+        summary.contains("The user said: I'm Kevin. / I study \"TOEIC\"."),
+        "{summary}"
+    );
+    assert!(!summary.contains("fake reply to"), "{summary}");
 }

@@ -79,6 +79,13 @@ fn every_runnable_readme_block_runs_as_written() {
     );
     assert!(stdout.contains("[Recent messages]"), "{stdout}");
     assert!(stdout.contains("Hi, I'm Kevin"), "{stdout}");
+    // Issue 25: the tour's compaction gets the JSON it asks for from the
+    // shipped fake: no warning, a summary of what was said.
+    assert!(!stderr.contains("not the JSON asked for"), "{stderr}");
+    assert!(
+        stdout.contains("The user said: Hi, I'm Kevin. I'm preparing for the TOEIC."),
+        "{stdout}"
+    );
     // Nothing leaked into the repository.
     assert!(
         !Path::new(env!("CARGO_MANIFEST_DIR"))
