@@ -7,7 +7,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 use super::{NoteJson, NoteOf, print_listing, read_input, report_written};
-use crate::commands::style::{Style, printable};
+use crate::commands::style::{Fit, Style, printable};
 use crate::commands::{Output, print_json, print_text};
 use crate::error::{Exit, failure};
 use crate::layout::TopicSlug;
@@ -18,15 +18,23 @@ pub(super) fn topics(state: &State, output: Output, style: Style) -> anyhow::Res
     let topics = ltm::topics(state)?;
     let empty = Some("no topic notes yet; add one with `session topic set SLUG FILE`");
     let headers = ["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"];
-    print_listing(&topics, output, style, empty, &headers, |topic| {
-        vec![
-            topic.slug.clone(),
-            topic.title.clone().unwrap_or_default(),
-            topic.tags.join(","),
-            topic.owner.clone().unwrap_or_else(|| "-".to_owned()),
-            topic.updated.clone().unwrap_or_default(),
-        ]
-    })
+    print_listing(
+        &topics,
+        output,
+        style,
+        empty,
+        &headers,
+        Fit::default(),
+        |topic| {
+            vec![
+                topic.slug.clone(),
+                topic.title.clone().unwrap_or_default(),
+                topic.tags.join(","),
+                topic.owner.clone().unwrap_or_else(|| "-".to_owned()),
+                topic.updated.clone().unwrap_or_default(),
+            ]
+        },
+    )
 }
 
 pub(super) fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
