@@ -731,6 +731,26 @@ fn live_call(setup: &Setup) -> Check {
     }
 }
 
+/// What to do about a failure of background work, by its exit code.
+fn failure_fix(exit: i32) -> String {
+    match Exit::from_code(exit) {
+        Some(
+            exit @ (Exit::ClaudeNotFound
+            | Exit::ClaudeFailed
+            | Exit::ClaudeUnavailable
+            | Exit::ClaudeTimeout
+            | Exit::OverBudget),
+        ) => live_fix(exit),
+        Some(Exit::Usage) => "correct the config value or id it names".to_owned(),
+        Some(Exit::LockTimeout) => {
+            "another process held a lock too long: check for a stuck claude-session, or raise \
+             durability.lockTimeoutMs"
+                .to_owned()
+        }
+        _ => "check that the state dir's file system is mounted, writable and not full".to_owned(),
+    }
+}
+
 /// What to do about a failed live call, by what failed.
 fn live_fix(exit: Exit) -> String {
     let again = "then run doctor --live again";
@@ -785,8 +805,9 @@ fn recent_failures(setup: &Setup) -> Check {
                 crate::commands::session::describe_failure(found.last().expect("not empty"))
             ),
             format!(
-                "fix what it names; `claude-session session status` lists the recent ones, \
+                "for the newest: {}. `claude-session session status` lists the recent ones, \
                  {} holds them all",
+                failure_fix(found.last().expect("not empty").exit),
                 layout
                     .logs_dir()
                     .join(crate::memory::failures::FILE_NAME)
