@@ -22,9 +22,78 @@ Exit codes:
   5    the claude program was not found
   6    claude failed; a retry will not help (auth, bad request, output that is not a reply)
   7    a spending budget is used up; no call was made
-  9    no such user or conversation: nothing is stored under that id
+  9    not found: nothing stored under that user or conversation id, no such profile or topic note
   75   claude is unavailable for now (rate limit, overload, server error, network): retry later
   124  claude timed out";
+
+/// The environment variables the tool reads beside those of its flags
+/// (`CLAUDE_SESSION_STATE_DIR`, `CLAUDE_BIN`), for the man page's
+/// ENVIRONMENT section: a test checks that every variable the code reads
+/// is here or a flag's.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "XDG_STATE_HOME",
+        "The default state dir is $XDG_STATE_HOME/claude-session when it is an absolute path.",
+    ),
+    (
+        "HOME",
+        "The default state dir is ~/.local/state/claude-session without XDG_STATE_HOME. claude never \
+         sees it: each call gets a private HOME.",
+    ),
+    (
+        "PATH",
+        "Where `claude` is found (without CLAUDE_BIN), passed on to claude.",
+    ),
+    (
+        "TMPDIR",
+        "Where each claude call's private folder (claude-session-call-*) and export temporaries are made.",
+    ),
+    (
+        "ANTHROPIC_API_KEY",
+        "The API key claude uses, passed on to it; doctor checks that a key or token is set.",
+    ),
+    (
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "A subscription token (claude setup-token), passed on to claude; checked by doctor.",
+    ),
+    (
+        "ANTHROPIC_AUTH_TOKEN",
+        "A bearer token, passed on to claude; checked by doctor.",
+    ),
+    (
+        "CLAUDE_CONFIG_DIR",
+        "Passed to claude only when config ask.env names it (doctor then counts it as a way to log in); \
+         otherwise claude gets a private one.",
+    ),
+    (
+        "LANG, LC_ALL, LC_CTYPE, TZ, ANTHROPIC_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY, https_proxy, \
+         http_proxy, no_proxy, NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, SSL_CERT_DIR",
+        "Passed on to claude as they are; every other variable is withheld unless config ask.env or \
+         CLAUDE_SESSION_CLAUDE_ENV names it.",
+    ),
+    (
+        "CLAUDE_SESSION_CLAUDE_ENV",
+        "More variables claude may see, on top of config ask.env: names or PREFIX*, comma-separated.",
+    ),
+    (
+        "CLAUDE_SESSION_CLAUDE_WRITABLE",
+        "More absolute paths a confined claude may write, on top of config ask.writablePaths, \
+         comma-separated.",
+    ),
+    (
+        "VISUAL, EDITOR",
+        "The editor of session profile --edit (VISUAL first).",
+    ),
+    (
+        "COLUMNS",
+        "The width tables are fitted to (session users, conversations, topics); without it, the \
+         terminal's width when stdout is one, else no limit.",
+    ),
+    (
+        "COMPLETE",
+        "Set by the shell completion scripts (completions/) to ask for completions.",
+    ),
+];
 
 #[derive(Debug, Parser)]
 #[command(
@@ -165,10 +234,14 @@ pub struct DoctorArgs {
 
 const ASK_EXAMPLES: &str = "\
 Examples:
-  claude-session --channel slack ask --user U0123ABC --msg-id 1711.1 -- \"hi, remember me?\"
-  echo \"what did I say earlier?\" | claude-session --state-dir /srv/bot ask --user U0123ABC
-  claude-session --channel line ask --user U1 --attach /srv/inbox/a.png -- \"look at this\"
-  claude-session --channel slack ask --stream --json --user U0123ABC --msg-id 1711.2 -- \"hi\"
+  claude-session --channel slack ask --user U0123ABC --msg-id 1711.1 \\
+      -- \"hi, remember me?\"
+  echo \"what did I say earlier?\" | \\
+      claude-session --state-dir /srv/bot ask --user U0123ABC
+  claude-session --channel line ask --user U1 --attach /srv/inbox/a.png \\
+      -- \"look at this\"
+  claude-session --channel slack ask --stream --json --user U0123ABC \\
+      --msg-id 1711.2 -- \"hi\"
 
 By default claude gets no tools, a private empty working folder and no
 settings, CLAUDE.md, hooks or MCP servers; enable tools with config
@@ -177,14 +250,17 @@ ask.tools and ask.allowedTools (see the README's Security section).";
 const APPEND_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack append --user U0123ABC --role user -- \"hi\"
-  claude-session --channel slack append --user U0123ABC --role assistant --reply-to 1711.1 -- \"Hello!\"
-  claude-session --channel slack append --user U0123ABC --jsonl old-messages.jsonl";
+  claude-session --channel slack append --user U0123ABC --role assistant \\
+      --reply-to 1711.1 -- \"Hello!\"
+  claude-session --channel slack append --user U0123ABC \\
+      --jsonl old-messages.jsonl";
 
 const CONTEXT_EXAMPLES: &str = "\
 Examples:
   claude-session --channel slack context --user U0123ABC
   claude-session --channel slack context --user U0123ABC --window 20 --json
-  claude-session --channel slack context --user U0123ABC --explain -- \"where did my sister move?\"";
+  claude-session --channel slack context --user U0123ABC --explain \\
+      -- \"where did my sister move?\"";
 
 const COMPACT_EXAMPLES: &str = "\
 Examples:
@@ -197,7 +273,8 @@ Walks every person and conversation: its time grows with the number of people
 
 Examples:
   claude-session --channel slack maintain
-  claude-session --channel slack maintain --only daily,weekly --max-llm-calls 20 --json
+  claude-session --channel slack maintain --only daily,weekly \\
+      --max-llm-calls 20 --json
   # crontab: every 15 minutes
   */15 * * * * claude-session --state-dir /srv/bot maintain -q";
 
@@ -239,6 +316,17 @@ fn non_blank(value: &str) -> Result<String, String> {
     Ok(value.to_owned())
 }
 
+fn platform_name(value: &str) -> Result<String, String> {
+    if value.trim().is_empty() {
+        return Err(
+            "the value is empty; give the platform's name (slack, line), or leave \
+                    the option out"
+                .to_owned(),
+        );
+    }
+    Ok(value.to_owned())
+}
+
 /// Where a message comes from: shared by `ask` and `append`.
 #[derive(Debug, Clone, Args)]
 pub struct MessageArgs {
@@ -265,15 +353,15 @@ pub struct MessageArgs {
     #[arg(long, value_name = "PATH[:NAME]")]
     pub attach: Vec<String>,
 
-    /// Platform name stored in the line's `channel` field [default: --channel]
-    #[arg(long, value_name = "NAME")]
+    /// Platform name stored in the line's `channel` field [default: --channel's NAME, else "unknown"]
+    #[arg(long, value_name = "NAME", value_parser = platform_name)]
     pub source: Option<String>,
 
     /// Group or thread whose shared memory this message belongs to; --user stays the sender
     #[arg(long, value_name = "KEY", allow_negative_numbers = true, add = ArgValueCandidates::new(complete::conversations))]
     pub conversation: Option<ConversationKey>,
 
-    /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile
+    /// The sender's name: kept as `userName` in a conversation; on `ask`, names a new profile (an empty one is left out)
     #[arg(long, value_name = "NAME")]
     pub display_name: Option<String>,
 
@@ -494,7 +582,7 @@ pub enum SessionCommand {
     /// The conversation, readable
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session show --user U0123ABC -n 20\n  \
-        claude-session --channel slack session show --user U0123ABC --archive --since 2026-03-01"
+        claude-session --channel slack session show --user U0123ABC \\\n      --archive --since 2026-03-01"
     )]
     #[command(group = clap::ArgGroup::new("whose").required(true).args(["user", "conversation"]))]
     Show {
@@ -533,7 +621,7 @@ pub enum SessionCommand {
     /// Delete one message and the reply that answers it (LINE's unsend), from the log and archives
     #[command(
         after_help = "Examples:\n  claude-session --channel line session delete --user U1 --msg-id 4711\n  \
-        claude-session --channel line session delete --user U1 --conversation C42 --msg-id 4712 --json\n\n\
+        claude-session --channel line session delete --user U1 --conversation C42 \\\n      --msg-id 4712 --json\n\n\
         Removes the line the person sent with that id and the reply to it, from the short-term\n\
         log and the archives, under the memory's lock; search no longer finds them. Summaries\n\
         already written are left as they are. Deleting a message that is gone changes nothing\n\
@@ -553,7 +641,7 @@ pub enum SessionCommand {
     /// Show, replace or edit a user's profile
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session profile --user U0123ABC\n  \
-        claude-session --channel slack session profile --user U0123ABC --set profile.md\n  \
+        claude-session --channel slack session profile --user U0123ABC \\\n      --set profile.md\n  \
         claude-session --channel slack session profile --user U0123ABC --edit"
     )]
     Profile {
@@ -573,7 +661,7 @@ pub enum SessionCommand {
     /// Show or set one topic note
     #[command(
         after_help = "Examples:\n  claude-session --channel slack session topic show toeic\n  \
-        claude-session --channel slack session topic set toeic notes.md --tags exam,english"
+        claude-session --channel slack session topic set toeic notes.md \\\n      --tags exam,english"
     )]
     Topic {
         #[command(subcommand)]
@@ -591,8 +679,9 @@ pub enum SessionCommand {
     Search(SearchArgs),
     /// Export everything of a user
     #[command(
-        after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json --format json\n  \
-        claude-session --channel slack session export --user U0123ABC --out u.tar.gz --format tar.gz"
+        after_help = "Examples:\n  claude-session --channel slack session export --user U0123ABC --out u.json\n  \
+        claude-session --channel slack session export --user U0123ABC --out u.tar.gz\n  \
+        claude-session --channel slack session export --user U0123ABC \\\n      --out u-export/"
     )]
     Export {
         /// Whose data
@@ -601,9 +690,9 @@ pub enum SessionCommand {
         /// Where to write it (must not exist yet, or be an empty folder)
         #[arg(long, value_name = "PATH")]
         out: PathBuf,
-        /// dir: the sessions layout; json: one document; tar.gz: the dir, packed
-        #[arg(long, value_enum, default_value = "dir")]
-        format: ExportFormat,
+        /// dir: the sessions layout; json: one document; tar.gz: the dir, packed [default: from --out: json for *.json and -, tar.gz for *.tar.gz and *.tgz, else dir]
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
     },
     /// Rebuild ltm/index.json, and the record of who wrote in which group, from the files
     #[command(after_help = "Examples:\n  claude-session --channel slack session reindex")]
@@ -633,10 +722,13 @@ the number of people (progress is shown on a terminal).
 Examples:
   claude-session --channel slack session search refund
   claude-session --channel slack session search --user U0123ABC pottery class
-  claude-session --channel slack session search TOEIC --user U0123ABC --since 2026-03-01
+  claude-session --channel slack session search TOEIC --user U0123ABC \\
+      --since 2026-03-01
   claude-session --channel slack session search --phrase thank you --kind messages
-  claude-session --channel slack session search 'refund|chargeback' --regex --kind messages
-  claude-session --channel slack --json session search invoice --conversation C042 --limit 0";
+  claude-session --channel slack session search 'refund|chargeback' \\
+      --regex --kind messages
+  claude-session --channel slack --json session search invoice \\
+      --conversation C042 --limit 0";
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {

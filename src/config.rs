@@ -333,9 +333,22 @@ const MAX_ATTACHMENTS: u32 = 100;
 impl Config {
     /// Defaults, then `config.json` if it exists.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let (config, unknown) = Self::load_reporting(path)?;
+        for warning in unknown {
+            diag::warn(warning);
+        }
+        Ok(config)
+    }
+
+    /// [`Config::load`], the unknown keys returned (one sentence each, with
+    /// the key probably meant) instead of warned about: `doctor` shows them
+    /// as its config check.
+    pub fn load_reporting(path: &Path) -> anyhow::Result<(Self, Vec<String>)> {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Self::default(), Vec::new()));
+            }
             Err(e) => {
                 return Err(e).with_context(|| format!("could not read {}", path.display()));
             }
@@ -350,10 +363,18 @@ impl Config {
                 ),
             )
         })?;
-        Self::parse(&text, path)
+        Self::parse_reporting(&text, path)
     }
 
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<Self> {
+        let (config, unknown) = Self::parse_reporting(text, path)?;
+        for warning in unknown {
+            diag::warn(warning);
+        }
+        Ok(config)
+    }
+
+    fn parse_reporting(text: &str, path: &Path) -> anyhow::Result<(Self, Vec<String>)> {
         let bad = |message: String| failure(Exit::Usage, message);
         let value: Value = serde_json::from_str(text).map_err(|e| {
             bad(format!(
@@ -411,14 +432,23 @@ impl Config {
         } else {
             "compacting.threshold"
         };
-        for key in unknown_keys(&value, &defaults, "") {
-            diag::warn(format!(
-                "{}: unknown key `{key}` is ignored (check its spelling)",
-                path.display()
-            ));
-        }
+        let unknown = unknown_keys(&value, &defaults, "")
+            .into_iter()
+            .map(|key| {
+                let hint = match closest_key(&key, &defaults) {
+                    Some(meant) => format!("did you mean `{meant}`?"),
+                    None => "check its spelling; `claude-session context --show-config` \
+                             lists every key"
+                        .to_owned(),
+                };
+                format!(
+                    "{}: unknown key `{key}` is ignored ({hint})",
+                    path.display()
+                )
+            })
+            .collect();
         config.validate(path, threshold_key)?;
-        Ok(config)
+        Ok((config, unknown))
     }
 
     /// `threshold_key` names where the threshold came from, for the error.
@@ -601,6 +631,50 @@ fn unknown_keys(given: &Value, known: &Value, prefix: &str) -> Vec<String> {
     unknown
 }
 
+/// Every key of the defaults, dotted (`stm.contextWindow`).
+fn known_keys(known: &Value, prefix: &str, out: &mut Vec<String>) {
+    let Value::Object(known) = known else {
+        return;
+    };
+    for (key, value) in known {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        known_keys(value, &path, out);
+        out.push(path);
+    }
+}
+
+/// The known key an unknown one probably meant: the same words in another
+/// case or with `_` (`context_window`), a near spelling in the same
+/// section (`contextWindw`), or the same name in another section
+/// (`contextWindow` at the top level is `stm.contextWindow`).
+fn closest_key(unknown: &str, defaults: &Value) -> Option<String> {
+    let mut known = Vec::new();
+    known_keys(defaults, "", &mut known);
+    let fold = |s: &str| s.replace(['_', '-'], "").to_lowercase();
+    let (section, name) = unknown.rsplit_once('.').unwrap_or(("", unknown));
+    let name_of = |k: &str| {
+        k.rsplit_once('.')
+            .map_or(k.to_owned(), |(_, n)| n.to_owned())
+    };
+    let section_of = |k: &str| k.rsplit_once('.').map_or("", |(s, _)| s).to_owned();
+    let siblings = known.iter().filter(|k| section_of(k) == section);
+    let best = siblings
+        .map(|k| (strsim::jaro_winkler(&fold(name), &fold(&name_of(k))), k))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((_, key)) = best {
+        return Some(key.clone());
+    }
+    known
+        .iter()
+        .find(|k| fold(&name_of(k)) == fold(name))
+        .cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -685,6 +759,34 @@ mod tests {
         assert_eq!(
             unknown_keys(&given, &known, ""),
             vec!["stm.contextWindw".to_string(), "extra".to_string()]
+        );
+    }
+
+    /// Issue 25: a typo'd key names the key it probably meant.
+    #[test]
+    fn an_unknown_key_names_the_key_it_probably_meant() {
+        let known = serde_json::to_value(Config::default()).unwrap();
+        let meant = |key: &str| closest_key(key, &known);
+        assert_eq!(
+            meant("stm.contextWindw").as_deref(),
+            Some("stm.contextWindow")
+        );
+        assert_eq!(
+            meant("stm.context_window").as_deref(),
+            Some("stm.contextWindow")
+        );
+        assert_eq!(meant("compactng").as_deref(), Some("compacting"));
+        assert_eq!(meant("contextWindow").as_deref(), Some("stm.contextWindow"));
+        assert_eq!(meant("zzzz"), None);
+        let (_, unknown) =
+            Config::parse_reporting(r#"{"stm": {"contextWindw": 2}}"#, Path::new("config.json"))
+                .unwrap();
+        assert_eq!(
+            unknown,
+            [
+                "config.json: unknown key `stm.contextWindw` is ignored (did you mean \
+              `stm.contextWindow`?)"
+            ]
         );
     }
 }

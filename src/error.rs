@@ -26,8 +26,9 @@ pub enum Exit {
     ClaudeFailed = 6,
     /// 7: a configured spending budget is used up; no call was made.
     OverBudget = 7,
-    /// 9: a read or admin command named a user or conversation that has
-    /// nothing stored (a typo must not look like an empty history).
+    /// 9: not found: a read or admin command named a user or conversation
+    /// that has nothing stored (a typo must not look like an empty
+    /// history), a profile or a topic note that is not there.
     UnknownUser = 9,
     /// 75: `claude` is unavailable for now (rate limit, overload, a server
     /// error, the network): a retry later may work (`EX_TEMPFAIL`).

@@ -9,8 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Run, Snapshot, TestEnv, compaction_reply, differences, fake_claude, line_with, read_markdown,
-    snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
+    Run, Snapshot, TestEnv, compaction_reply, differences, fake_claude, line_with, read,
+    read_markdown, snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
 };
 use serde_json::{Value, json};
 
@@ -403,7 +403,7 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
         .iter()
         .filter_map(serde_yaml::Value::as_str)
         .collect();
-    assert_eq!(tags, ["vip", "english", "exam"]);
+    assert_eq!(tags, ["vip", "English", "exam"]);
 
     let preferences = section(&body, "## Preferences");
     for expected in [
@@ -444,7 +444,7 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
         .unwrap_or_else(|| panic!("no entry for ltm/users/U1.md: {index}"));
     assert_eq!(entry["type"], "user");
     assert_eq!(entry["id"], "U1");
-    assert_eq!(entry["tags"], json!(["vip", "english", "exam"]));
+    assert_eq!(entry["tags"], json!(["vip", "English", "exam"]));
 
     // The same facts again: nothing is added twice.
     env.import("U1", &sixty_lines()[..45]);
@@ -1260,4 +1260,39 @@ fn compaction_under_traffic_makes_calls_for_its_backlog_and_returns() {
             "{command:?}: the backlog was archived first"
         );
     }
+}
+
+/// Issue 25: the shipped fake answers a compaction (`--json-schema`) with
+/// the JSON object asked for, so a tour with it shows no warning and a
+/// summary of what the user said, not the prompt echoed back.
+#[test]
+fn the_shipped_fake_answers_compaction_with_the_json_asked_for() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindow": 2}}"#);
+    for (i, text) in ["I'm Kevin.", "I study \"TOEIC\".", "third"]
+        .iter()
+        .enumerate()
+    {
+        env.ask(["--user", "U1", "--msg-id", &format!("m{i}"), "--", text])
+            .succeeds();
+    }
+    let out = env
+        .run([
+            "compact",
+            "--user",
+            "U1",
+            "--force",
+            "--json",
+            "--claude-bin",
+        ])
+        .arg(fake_claude())
+        .succeeds();
+    assert!(out.stderr().is_empty(), "{}", out.stderr());
+    assert_eq!(out.json()["outcome"]["notJson"], 0, "{}", out.stdout());
+    let summary = read(&env.stm_dir("U1").join("summary.md"));
+    assert!(
+        summary.contains("The user said: I'm Kevin. / I study \"TOEIC\"."),
+        "{summary}"
+    );
+    assert!(!summary.contains("fake reply to"), "{summary}");
 }

@@ -399,3 +399,28 @@ fn context_requires_a_user() {
         .fails(Exit::Usage)
         .stderr_has("--user");
 }
+
+/// Issue 25, as the README says: `context` after `append` holds the message
+/// just appended, as the last recent line; `ask` sends it as the prompt
+/// instead (its context is read before the message is logged).
+#[test]
+fn context_after_append_holds_the_appended_message_and_ask_does_not() {
+    let env = TestEnv::new();
+    env.run(["append", "--user", "U1", "--", "earlier"])
+        .succeeds();
+    env.run(["append", "--user", "U1", "--", "the new one"])
+        .succeeds();
+    let text = context_text(&env, "U1", &[]);
+    assert!(
+        text.trim_end().ends_with("User: the new one"),
+        "the appended message is the last line: {text}"
+    );
+    env.ask(["--user", "U2", "--", "asked once"]).succeeds();
+    let call = env.claude_call(1);
+    assert!(
+        !call.system_prompt.contains("asked once"),
+        "ask's context does not hold the message: {}",
+        call.system_prompt
+    );
+    assert!(call.stdin.contains("asked once"));
+}

@@ -154,3 +154,85 @@ fn an_explicit_state_dir_that_is_not_one_fails_and_names_init() {
     assert!(text.contains("claude-session init"), "{text}");
     assert!(!env.state_dir().exists());
 }
+
+/// The `fix` of a check, by name.
+fn fix<'a>(report: &'a Value, name: &str) -> &'a str {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .and_then(|c| c["fix"].as_str())
+        .unwrap_or_else(|| panic!("no fix for {name}: {report}"))
+}
+
+/// Issue 25: a typo'd config key gets the key it probably meant, on every
+/// command's stderr and in doctor's config check, which no longer calls
+/// the config valid.
+#[test]
+fn a_typod_config_key_is_named_with_the_key_it_meant_and_doctor_warns() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindw": 2}}"#);
+    env.run(["append", "--user", "U1", "--", "hi"])
+        .succeeds()
+        .stderr_has(
+            "unknown key `stm.contextWindw` is ignored (did you mean `stm.contextWindow`?)",
+        );
+    let out = doctor(&env)
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .arg("--json")
+        .output();
+    let report = checks(&out);
+    assert_eq!(status(&report, "config"), "warn", "{report}");
+    let config = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "config")
+        .unwrap();
+    let detail = config["detail"].as_str().unwrap();
+    assert!(!detail.contains("valid"), "{detail}");
+    assert!(
+        detail.contains("did you mean `stm.contextWindow`?"),
+        "{detail}"
+    );
+    assert!(fix(&report, "config").contains("rename"), "{report}");
+    // Said once, in the report, not also as warnings on stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("unknown key"), "{stderr}");
+}
+
+/// Issue 25: no `fix:` says "see the message": a broken config and a
+/// failed live call each get a fix of their own.
+#[test]
+fn fixes_say_what_to_do_not_see_the_message() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm": {"contextWindow": "ten"}}"#);
+    let report = checks(
+        &doctor(&env)
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .arg("--json")
+            .output(),
+    );
+    let config_fix = fix(&report, "config");
+    assert!(config_fix.contains("config.json"), "{config_fix}");
+    assert!(!config_fix.contains("message"), "{config_fix}");
+
+    env.write_config("{}");
+    for (failing, wanted) in [
+        (("FAKE_CLAUDE_IS_ERROR", "1"), "ANTHROPIC_API_KEY"),
+        (("FAKE_CLAUDE_429_ONCE", "ok?"), "network"),
+    ] {
+        let report = checks(
+            &doctor(&env)
+                .env("ANTHROPIC_API_KEY", "sk-test")
+                .env(failing.0, failing.1)
+                .args(["--live", "--json"])
+                .output(),
+        );
+        assert_eq!(status(&report, "live"), "fail", "{report}");
+        let live_fix = fix(&report, "live");
+        assert!(live_fix.contains(wanted), "{failing:?}: {live_fix}");
+        assert!(!live_fix.contains("see the message"), "{live_fix}");
+    }
+}

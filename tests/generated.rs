@@ -2,6 +2,7 @@
 //! definition in `src/cli.rs`; these tests fail when they drift from it (a
 //! flag added without regenerating) and when groff finds fault with a page.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -121,6 +122,13 @@ fn top_man_page_has_exit_status_environment_and_files() {
         assert!(
             environment.contains(&format!("\\fB{var}\\fR")),
             "ENVIRONMENT lacks {var}:\n{environment}"
+        );
+    }
+    // Issue 25: every variable the code reads is listed, not only some.
+    for var in variables_the_code_reads() {
+        assert!(
+            environment.contains(&var),
+            "ENVIRONMENT lacks {var} (read in src/; add it to cli::ENVIRONMENT):\n{environment}"
         );
     }
     let files = section(&page, "FILES").join("\n");
@@ -346,4 +354,89 @@ fn bash_completion_completes_ids_keys_slugs_and_tasks() {
     ]);
     assert!(none.is_empty(), "{none:?}");
     assert!(!Path::new("/nonexistent/x").exists());
+}
+
+/// The environment variables named in src/: in `env::var("X")`,
+/// `env::var_os("X")` or a `var("X")` lookup, a clap `env = "X"`, a `const …_VAR: &str = "X"`, a
+/// `STATE_DIR_ENV`, and the names passed on to claude (`ENV_ALLOWLIST`)
+/// or checked by doctor.
+fn variables_the_code_reads() -> BTreeSet<String> {
+    let patterns = [
+        r#"\bvar(?:_os)?\("([A-Z_]+)"\)"#,
+        r#"env = "([A-Z_]+)""#,
+        r#"const [A-Z_]*(?:_VAR|_ENV): &str = "([A-Z_]+)""#,
+        r#"set\("([A-Z_]+)"\)"#,
+    ]
+    .map(|p| regex::Regex::new(p).unwrap());
+    let mut found = BTreeSet::new();
+    let mut folders = vec![crate_root().join("src")];
+    while let Some(folder) = folders.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs::read_to_string(&path).unwrap();
+                for pattern in &patterns {
+                    for caps in pattern.captures_iter(&text) {
+                        found.insert(caps[1].to_owned());
+                    }
+                }
+            }
+        }
+    }
+    found.extend(
+        claude_session::claude::ENV_ALLOWLIST
+            .iter()
+            .map(|v| v.to_string()),
+    );
+    // doctor's credential check reads these three from a list.
+    found.extend(
+        [
+            "ANTHROPIC_API_KEY",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+            "ANTHROPIC_AUTH_TOKEN",
+            "CLAUDE_CONFIG_DIR",
+        ]
+        .map(str::to_owned),
+    );
+    assert!(
+        found.contains("VISUAL") && found.contains("XDG_STATE_HOME"),
+        "{found:?}"
+    );
+    found
+}
+
+/// Issue 25: an example in `--help` is a command to copy, so clap must
+/// never wrap one (it broke `-- "hi, remember me?"` and `--reply-to` onto
+/// the next line at 80 columns): every example line fits in 78 columns, a
+/// long one continued with ` \` as in a shell.
+#[test]
+fn help_examples_fit_80_columns_unwrapped() {
+    fn walk(cmd: &clap::Command, path: &str, long: &mut Vec<String>) {
+        if let Some(after) = cmd.get_after_help() {
+            let text = after.to_string();
+            let examples = text.split("Examples:\n").nth(1).unwrap_or("");
+            for line in examples.lines().take_while(|l| !l.is_empty()) {
+                if columns(line) > 78 {
+                    long.push(format!("{path}: {line}"));
+                }
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, &format!("{path} {}", sub.get_name()), long);
+        }
+    }
+    let mut long = Vec::new();
+    walk(&Cli::command(), "claude-session", &mut long);
+    assert!(
+        long.is_empty(),
+        "examples clap would wrap at 80 columns:\n  {}",
+        long.join("\n  ")
+    );
+}
+
+/// Columns of an example line (ASCII: one a character).
+fn columns(line: &str) -> usize {
+    line.chars().count()
 }

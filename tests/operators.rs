@@ -682,6 +682,11 @@ fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
         .clone();
     assert_eq!(check["status"], "warn", "{check}");
     assert!(check["detail"].as_str().unwrap().contains("401"), "{check}");
+    // Issue 25: a fix for what failed (exit 6: the credentials), not "fix what it names".
+    assert!(
+        check["fix"].as_str().unwrap().contains("ANTHROPIC_API_KEY"),
+        "{check}"
+    );
 }
 
 /// With `claude` missing, `maintain -q` printed one error per user and day

@@ -79,6 +79,13 @@ fn every_runnable_readme_block_runs_as_written() {
     );
     assert!(stdout.contains("[Recent messages]"), "{stdout}");
     assert!(stdout.contains("Hi, I'm Kevin"), "{stdout}");
+    // Issue 25: the tour's compaction gets the JSON it asks for from the
+    // shipped fake: no warning, a summary of what was said.
+    assert!(!stderr.contains("not the JSON asked for"), "{stderr}");
+    assert!(
+        stdout.contains("The user said: Hi, I'm Kevin. I'm preparing for the TOEIC."),
+        "{stdout}"
+    );
     // Nothing leaked into the repository.
     assert!(
         !Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -104,10 +111,47 @@ fn the_streaming_broker_recipe_runs_and_edits_as_deltas_arrive() {
         .output()
         .unwrap();
     assert!(init.status.success(), "{init:?}");
+    let run = |extra: &[(&str, &str)]| {
+        Command::new("python3")
+            .arg("-c")
+            .arg(&blocks[0])
+            // From the repository root, as the block says; it sets CLAUDE_BIN.
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_clear()
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    binary.parent().unwrap().display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("HOME", home.path())
+            .env("LANG", "C.UTF-8")
+            .env("CLAUDE_SESSION_STATE_DIR", &state)
+            // claude sees only the variables it is allowed (ask.env).
+            .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
+            .envs(extra.iter().copied())
+            .output()
+            .unwrap()
+    };
+    // Issue 25: a stream that ends in an error names what failed.
+    let failed = run(&[("FAKE_CLAUDE_STREAM_FAIL_AFTER", "2")]);
+    let failed_out = String::from_utf8_lossy(&failed.stdout);
+    let failed_err = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        failed_err.contains("claude-session failed (exit 75): ")
+            && failed_err.contains("Stream ended"),
+        "{failed_out}\n{failed_err}"
+    );
+    assert!(
+        failed_out.contains("Sorry, something went wrong."),
+        "{failed_out}"
+    );
     let output = Command::new("python3")
         .arg("-c")
         .arg(&blocks[0])
-        .current_dir(home.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_clear()
         .env(
             "PATH",
@@ -120,10 +164,6 @@ fn the_streaming_broker_recipe_runs_and_edits_as_deltas_arrive() {
         .env("HOME", home.path())
         .env("LANG", "C.UTF-8")
         .env("CLAUDE_SESSION_STATE_DIR", &state)
-        .env(
-            "CLAUDE_BIN",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-claude"),
-        )
         .env("FAKE_CLAUDE_CHUNK_DELAY", "0.3")
         // claude sees only the variables it is allowed (ask.env).
         .env("CLAUDE_SESSION_CLAUDE_ENV", "FAKE_CLAUDE_*")
@@ -171,9 +211,10 @@ fn the_configuration_table_names_every_key() {
 }
 
 /// The README's first block: the two commands a newcomer needs. The first
-/// installs and answers one message with the shipped stand-in, in the
-/// default state dir; it is run here as written after its `cargo install`
-/// (with the built binary on `PATH`, as the install puts it there).
+/// installs and answers one message with the shipped stand-in, in a
+/// throwaway folder, never the real default state dir (issue 25); it is
+/// run here as written after its `cargo install` (with the built binary on
+/// `PATH`, as the install puts it there).
 #[test]
 fn the_first_command_installs_and_answers_one_message() {
     let first_block = README
@@ -187,7 +228,7 @@ fn the_first_command_installs_and_answers_one_message() {
     let run = lines[0]
         .strip_prefix(install)
         .unwrap_or_else(|| panic!("the first command builds and installs first: {}", lines[0]));
-    assert!(run.contains("claude-session ask"), "{run}");
+    assert!(run.contains("claude-session --channel demo ask"), "{run}");
     assert_eq!(lines[1], "cargo test --locked");
     // `cargo install --path .` installs the binary under this name.
     let manifest = include_str!("../Cargo.toml");
@@ -200,6 +241,8 @@ fn the_first_command_installs_and_answers_one_message() {
         binary.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let tmp = home.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
     let output = Command::new("sh")
         .arg("-c")
         .arg(format!("set -eu\n{run}"))
@@ -207,6 +250,7 @@ fn the_first_command_installs_and_answers_one_message() {
         .env_clear()
         .env("PATH", path)
         .env("HOME", home.path())
+        .env("TMPDIR", &tmp)
         .env("LANG", "C.UTF-8")
         .output()
         .unwrap();
@@ -215,10 +259,22 @@ fn the_first_command_installs_and_answers_one_message() {
     assert!(output.status.success(), "{run}\n{stdout}\n{stderr}");
     assert_eq!(stdout, "fake reply to: hello\n", "{stderr}");
     assert!(
-        home.path()
-            .join(".local/state/claude-session/sessions/stm/U1/messages.jsonl")
-            .exists(),
-        "the default state dir was not used"
+        !home.path().join(".local/state/claude-session").exists(),
+        "the first command wrote into the real default state dir"
+    );
+    let throwaway: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.join(".claude/channels/demo/sessions/stm/U1/messages.jsonl")
+                .exists()
+        })
+        .collect();
+    assert_eq!(throwaway.len(), 1, "not in a temporary folder: {stderr}");
+    assert!(
+        !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(".claude")
+            .exists()
     );
 }
 

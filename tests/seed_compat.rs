@@ -225,7 +225,7 @@ fn what_this_tool_writes_the_seed_reads_the_same() {
 
     let profile = read(&env.profile_path("123456789"));
     let (meta, body) = seed::parse_frontmatter(&profile);
-    assert_eq!(seed::tags(&meta), ["toeic", "student"], "{profile}");
+    assert_eq!(seed::tags(&meta), ["TOEIC", "student"], "{profile}");
     assert_eq!(
         seed::text(&meta, "user_id").as_deref(),
         Some("123456789"),
@@ -275,6 +275,192 @@ fn what_this_tool_writes_the_seed_reads_the_same() {
         Some("TOEIC: listening [part 2]"),
         "{topic}"
     );
+}
+
+/// Issue 25: a tag holding `[`, `]`, quotes, `:` or digits no longer turns
+/// the whole list into JSON (which the seed reads with every tag quoted),
+/// and tags keep the case they were given (the seed's `searchByTags` is
+/// case-sensitive); this tool still matches them ignoring case.
+#[test]
+fn tags_read_back_exactly_to_the_seed_whatever_they_hold() {
+    let env = TestEnv::new();
+    let note = env.dir.path().join("note.md");
+    write_file(&note, b"Practice.\n");
+    let given = [
+        "TOEIC",
+        "[draft]",
+        "\"quoted\"",
+        "a:b",
+        "2026",
+        "true",
+        "x]y",
+    ];
+    env.run(["session", "topic", "set", "toeic", note.to_str().unwrap()])
+        .arg("--tags")
+        .arg(given.join(","))
+        .succeeds();
+    let topic = read(&env.sessions_dir().join("ltm/topics/toeic.md"));
+    let (meta, _) = seed::parse_frontmatter(&topic);
+    assert_eq!(seed::tags(&meta), given, "{topic}");
+    let listed = env.run(["--json", "session", "topics"]).succeeds().json();
+    assert_eq!(listed[0]["tags"], json!(given), "{listed}");
+    // The seed's index carries them as given: its search for TOEIC finds it.
+    let index: Value =
+        serde_json::from_str(&read(&env.sessions_dir().join("ltm/index.json"))).unwrap();
+    assert_eq!(index["entries"][0]["tags"], json!(given), "{index}");
+    // Matching here ignores case.
+    let found = env
+        .run(["--json", "session", "search", "practice", "--tag", "toeic"])
+        .succeeds()
+        .stdout();
+    assert!(found.contains("toeic.md"), "{found}");
+
+    // One tag alone that looks like JSON still reads as the seed reads it.
+    env.run(["session", "topic", "set", "one", note.to_str().unwrap()])
+        .args(["--tags", "\"only\""])
+        .succeeds();
+    let one = read(&env.sessions_dir().join("ltm/topics/one.md"));
+    let (meta, _) = seed::parse_frontmatter(&one);
+    assert_eq!(seed::tags(&meta), ["\"only\""], "{one}");
+    let listed = env.run(["--json", "session", "topics"]).succeeds().json();
+    let one_listed = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["slug"] == "one");
+    assert_eq!(one_listed.unwrap()["tags"], json!(["\"only\""]), "{listed}");
+}
+
+/// What the seed cannot hold in a tag (a comma: its parser splits on
+/// them; white space at the ends: it trims; a line break) is written the
+/// one way both tools read back the same: split at the comma, trimmed.
+/// Facts from compaction and a profile an admin sets in the old JSON form
+/// alike.
+#[test]
+fn tags_the_seed_cannot_hold_are_written_as_it_would_read_them() {
+    let env = TestEnv::new();
+    env.write_config(r#"{"stm":{"contextWindow":1}}"#);
+    for i in 0..2 {
+        env.ask(["--user", "U1", "--msg-id", &format!("m{i}"), "--", "hello"])
+            .succeeds();
+    }
+    let facts = json!({"summary": "Said hello.",
+        "facts": {"tags": ["TOEIC", "exam, English", "  spaced  ", "two\nlines", "toeic"]}});
+    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_REPLY", facts.to_string())
+        .succeeds();
+    let profile = read(&env.profile_path("U1"));
+    let (meta, _) = seed::parse_frontmatter(&profile);
+    let want = ["TOEIC", "exam", "English", "spaced", "two lines"];
+    assert_eq!(seed::tags(&meta), want, "{profile}");
+    let shown = env
+        .run(["--json", "session", "profile", "--user", "U1"])
+        .succeeds()
+        .json();
+    assert_eq!(shown["frontmatter"]["tags"], json!(want), "{shown}");
+
+    // An older version's JSON list: read, then written the seed's way.
+    let file = env.dir.path().join("profile.md");
+    write_file(
+        &file,
+        b"---\nuser_id: U1\ntags: [\"a,b\",\"C\"]\n---\n\n## Preferences\n",
+    );
+    env.run(["session", "profile", "--user", "U1", "--set"])
+        .arg(&file)
+        .succeeds();
+    let profile = read(&env.profile_path("U1"));
+    assert!(profile.contains("\ntags: [a, b, C]\n"), "{profile}");
+}
+
+/// Issue 25: every message line names its platform (the seed's `channel`):
+/// `--source`, else `--channel`'s name, else the seed's own default,
+/// `unknown`, also with `--state-dir` and no `--source`.
+#[test]
+fn every_line_names_its_channel() {
+    let env = TestEnv::new();
+    env.run(["append", "--user", "U1", "--", "plain"])
+        .succeeds();
+    env.run([
+        "append", "--user", "U1", "--source", "line", "--", "sourced",
+    ])
+    .succeeds();
+    env.ask(["--user", "U1", "--", "asked"]).succeeds();
+    let channels: Vec<Value> = env
+        .messages("U1")
+        .iter()
+        .map(|m| m["channel"].clone())
+        .collect();
+    assert_eq!(
+        channels,
+        [
+            json!("unknown"),
+            json!("line"),
+            json!("unknown"),
+            json!("unknown")
+        ]
+    );
+    // With --channel, its name.
+    let channel_dir = env.dir.path().join(".claude/channels/slack");
+    std::fs::create_dir_all(&channel_dir).unwrap();
+    env.cmd_without_state_dir()
+        .args(["--channel", "slack", "append", "--user", "U2", "--", "hi"])
+        .assert()
+        .success();
+    let line = read(&channel_dir.join("sessions/stm/U2/messages.jsonl"));
+    assert!(line.contains(r#""channel":"slack""#), "{line}");
+    // An empty --source is refused, not written.
+    env.run(["append", "--user", "U1", "--source", "", "--", "x"])
+        .fails(Exit::Usage)
+        .stderr_has("platform's name");
+}
+
+/// Issue 25: an empty display name (a platform that gives none) is left
+/// out, never written as `display_name: ""` or `"userName":""`.
+#[test]
+fn an_empty_display_name_is_left_out() {
+    let env = TestEnv::new();
+    env.ask(["--user", "U1", "--display-name", "", "--", "hi"])
+        .succeeds();
+    env.ask([
+        "--user",
+        "U1",
+        "--display-name",
+        " ",
+        "--conversation",
+        "G1",
+    ])
+    .args(["--", "hi all"])
+    .succeeds();
+    let group = env.messages("#G1");
+    assert!(group[0].get("userName").is_none(), "{group:?}");
+    assert_eq!(group[0]["userId"], "U1");
+    if env.profile_path("U1").exists() {
+        let profile = read(&env.profile_path("U1"));
+        assert!(!profile.contains("display_name: \"\""), "{profile}");
+    }
+    // A profile made from facts with an empty name: the seed's default
+    // (the user id), no empty `- Name:` bullet.
+    env.write_config(r#"{"stm":{"contextWindow":1}}"#);
+    let facts = json!({"summary": "Said hi.", "facts": {"name": "", "language": "English"}});
+    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env("FAKE_CLAUDE_REPLY", facts.to_string())
+        .succeeds();
+    let profile = read(&env.profile_path("U1"));
+    let (meta, body) = seed::parse_frontmatter(&profile);
+    assert_eq!(
+        seed::text(&meta, "display_name").as_deref(),
+        Some("U1"),
+        "{profile}"
+    );
+    assert_eq!(
+        seed::text(&meta, "channel").as_deref(),
+        Some("unknown"),
+        "{profile}"
+    );
+    assert!(!body.contains("- Name:"), "{profile}");
+    assert!(body.contains("- Language: English"), "{profile}");
 }
 
 /// Daily and weekly summaries from `maintain`: the seed's keys, readable.

@@ -120,7 +120,7 @@ fn ask(
     };
     let now = turn.message.ts;
 
-    if let Some(name) = &args.message.display_name {
+    if let Some(name) = crate::commands::input::display_name(&args.message) {
         let channel = turn.message.channel.as_deref();
         ltm::ensure_profile(state, sender, name, channel, now)?;
     }

@@ -29,6 +29,8 @@ pub struct Setup<'a> {
     pub args: &'a DoctorArgs,
     /// The config, when it loads.
     pub config: Result<Config, String>,
+    /// Its unknown keys, one sentence each (with the key probably meant).
+    pub unknown_keys: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -120,11 +122,13 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let origin = state_dir.as_ref().ok().cloned();
     let state_dir = state_dir.map(|dir| dir.path).map_err(|e| format!("{e:#}"));
-    let config = match &state_dir {
-        Ok(dir) => {
-            Config::load(&Layout::new(dir.clone()).config_file()).map_err(|e| format!("{e:#}"))
-        }
-        Err(_) => Ok(Config::default()),
+    // Unknown keys are the config check's to report, not warnings.
+    let (config, unknown_keys) = match &state_dir {
+        Ok(dir) => match Config::load_reporting(&Layout::new(dir.clone()).config_file()) {
+            Ok((config, unknown)) => (Ok(config), unknown),
+            Err(e) => (Err(format!("{e:#}")), Vec::new()),
+        },
+        Err(_) => (Ok(Config::default()), Vec::new()),
     };
     let setup = Setup {
         state_dir,
@@ -132,6 +136,7 @@ pub fn run(
         channel,
         args,
         config,
+        unknown_keys,
     };
     let checks: Vec<Check> = CHECKS.iter().flat_map(|check| check(&setup)).collect();
     let failed = checks.iter().find(|c| c.status == Status::Fail);
@@ -596,12 +601,32 @@ fn config(setup: &Setup) -> Check {
             status: Status::Skipped,
             ..Check::ok(NAME, "no state dir, so no config.json to check")
         },
-        (Ok(_), Err(e)) => Check::fail(
-            NAME,
-            Exit::Usage,
-            e.clone(),
-            "fix config.json as the message says",
-        ),
+        (Ok(dir), Err(e)) => {
+            let path = Layout::new(dir.clone()).config_file();
+            Check::fail(
+                NAME,
+                Exit::Usage,
+                e.clone(),
+                format!(
+                    "correct that key or line in {} (`claude-session context --show-config` \
+                     prints the settings once it loads), or move the file aside to run on the \
+                     defaults",
+                    path.display()
+                ),
+            )
+        }
+        (Ok(dir), Ok(_)) if !setup.unknown_keys.is_empty() => {
+            let path = Layout::new(dir.clone()).config_file();
+            Check::warn(
+                NAME,
+                setup.unknown_keys.join("; "),
+                format!(
+                    "rename each key in {} to the one it meant, or remove it; until then its \
+                     default is used",
+                    path.display()
+                ),
+            )
+        }
         (Ok(dir), Ok(config)) => {
             let path = Layout::new(dir.clone()).config_file();
             let tools = if config.ask.tools.is_empty() {
@@ -701,13 +726,60 @@ fn live_call(setup: &Setup) -> Check {
         ),
         Err(e) => {
             let exit = exit_code_of(&e);
-            Check::fail(
-                NAME,
-                exit,
-                format!("{e:#}"),
-                "see the message; then run doctor --live again",
-            )
+            Check::fail(NAME, exit, format!("{e:#}"), live_fix(exit))
         }
+    }
+}
+
+/// What to do about a failure of background work, by its exit code.
+fn failure_fix(exit: i32) -> String {
+    match Exit::from_code(exit) {
+        Some(
+            exit @ (Exit::ClaudeNotFound
+            | Exit::ClaudeFailed
+            | Exit::ClaudeUnavailable
+            | Exit::ClaudeTimeout
+            | Exit::OverBudget),
+        ) => live_fix(exit),
+        Some(Exit::Usage) => "correct the config value or id it names".to_owned(),
+        Some(Exit::LockTimeout) => {
+            "another process held a lock too long: check for a stuck claude-session, or raise \
+             durability.lockTimeoutMs"
+                .to_owned()
+        }
+        _ => "check that the state dir's file system is mounted, writable and not full".to_owned(),
+    }
+}
+
+/// What to do about a failed live call, by what failed.
+fn live_fix(exit: Exit) -> String {
+    let again = "then run doctor --live again";
+    match exit {
+        Exit::ClaudeNotFound => format!(
+            "npm install -g @anthropic-ai/claude-code@{NEWEST_TESTED_VERSION}, or set CLAUDE_BIN \
+             to your claude; {again}"
+        ),
+        Exit::ClaudeFailed => format!(
+            "check the key or token (ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN from `claude \
+             setup-token`) and the model (--model); {again}"
+        ),
+        Exit::ClaudeUnavailable => format!(
+            "a rate limit, an overload or no route to the API: check the network and the proxy \
+             variables (HTTPS_PROXY), wait a minute; {again}"
+        ),
+        Exit::ClaudeTimeout => {
+            format!("raise ask.timeoutSeconds in config.json, or check the network; {again}")
+        }
+        Exit::OverBudget => format!(
+            "raise the budget.* caps in config.json, or wait for the next day or month; {again}"
+        ),
+        Exit::LockTimeout | Exit::State => {
+            format!("check that TMPDIR and the state dir are writable by this user; {again}")
+        }
+        _ => format!(
+            "check doctor's flags (--model, --claude-bin) and the ask.* settings in \
+             config.json; {again}"
+        ),
     }
 }
 
@@ -733,8 +805,9 @@ fn recent_failures(setup: &Setup) -> Check {
                 crate::commands::session::describe_failure(found.last().expect("not empty"))
             ),
             format!(
-                "fix what it names; `claude-session session status` lists the recent ones, \
+                "for the newest: {}. `claude-session session status` lists the recent ones, \
                  {} holds them all",
+                failure_fix(found.last().expect("not empty").exit),
                 layout
                     .logs_dir()
                     .join(crate::memory::failures::FILE_NAME)

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::cli::MessageArgs;
 use crate::error::usage;
-use crate::memory::message::{Attachment, Message, Role};
+use crate::memory::message::{Attachment, DEFAULT_CHANNEL, Message, Role};
 use crate::state::State;
 
 /// The sender and conversation ids of a message to log: they become new
@@ -99,6 +99,14 @@ pub fn parse_attachment(spec: &str) -> anyhow::Result<Attachment> {
     })
 }
 
+/// `--display-name`, unless it is blank: a broker passing the platform's
+/// empty name gets no name written (rather than `display_name: ""`).
+pub fn display_name(args: &MessageArgs) -> Option<&str> {
+    args.display_name
+        .as_deref()
+        .filter(|name| !name.trim().is_empty())
+}
+
 /// A message built from the shared arguments.
 pub fn build_message(
     state: &State,
@@ -109,20 +117,20 @@ pub fn build_message(
 ) -> anyhow::Result<Message> {
     // In a group conversation each user line says who sent it.
     let mut message = match (role, &args.conversation) {
-        (Role::User, Some(_)) => Message::user_line(
-            text,
-            ts,
-            Some((args.user.as_str(), args.display_name.as_deref())),
-        ),
+        (Role::User, Some(_)) => {
+            Message::user_line(text, ts, Some((args.user.as_str(), display_name(args))))
+        }
         _ => Message::new(role, text, ts),
     };
     message.msg_id = args.msg_id.clone();
     message.thread_id = args.thread.clone();
     message.group_id = args.group.clone();
-    message.channel = args
-        .source
-        .clone()
-        .or_else(|| state.channel.as_ref().map(|c| c.to_string()));
+    message.channel = Some(
+        args.source
+            .clone()
+            .or_else(|| state.channel.as_ref().map(|c| c.to_string()))
+            .unwrap_or_else(|| DEFAULT_CHANNEL.to_owned()),
+    );
     if !args.attach.is_empty() {
         message.attachments = Some(
             args.attach

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::layout::{INDEX_PATH_PREFIX, Layout, UserId};
-use crate::memory::message::format_ts;
+use crate::memory::message::{DEFAULT_CHANNEL, format_ts};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
@@ -21,10 +21,11 @@ pub fn skeleton_profile(
 ) -> Document {
     let mut doc = Document::default();
     doc.set("user_id", user.as_str());
-    doc.set("display_name", display_name);
-    if let Some(channel) = channel {
-        doc.set("channel", channel);
+    // No name is left out, not written as `display_name: ""`.
+    if !display_name.trim().is_empty() {
+        doc.set("display_name", display_name);
     }
+    doc.set("channel", channel.unwrap_or(DEFAULT_CHANNEL));
     doc.set("created", format_ts(&now));
     doc.set("updated", format_ts(&now));
     doc.set_str_list("tags", Vec::<String>::new());
@@ -130,6 +131,7 @@ pub fn merge_facts_locked(
         return Ok(None);
     }
     let path = state.layout.profile_file(user);
+    let name = facts.name.as_deref().filter(|n| !n.trim().is_empty());
     let mut doc = match read_optional_text(&path)? {
         Some(text) => Document::parse(&text).map_err(|e| {
             anyhow::anyhow!(
@@ -138,16 +140,16 @@ pub fn merge_facts_locked(
             )
         })?,
         None => {
-            let name = facts.name.as_deref().unwrap_or(user.as_str());
+            let name = name.unwrap_or(user.as_str());
             skeleton_profile(user, name, state.channel.as_ref().map(|c| c.as_str()), now)
         }
     };
-    if let Some(name) = &facts.name
+    if let Some(name) = name
         && doc
             .get_str("display_name")
             .is_none_or(|n| n == user.as_str())
     {
-        doc.set("display_name", name.as_str());
+        doc.set("display_name", name);
     }
     let mut body = doc.body.clone();
     for (label, value) in [
@@ -155,7 +157,7 @@ pub fn merge_facts_locked(
         ("Language", &facts.language),
         ("Timezone", &facts.timezone),
     ] {
-        if let Some(value) = value {
+        if let Some(value) = value.as_deref().filter(|v| !v.trim().is_empty()) {
             body = set_labelled_bullet(&body, PREFERENCES, label, value);
         }
     }
@@ -166,17 +168,36 @@ pub fn merge_facts_locked(
         body = add_bullet(&body, TOPICS, topic);
     }
     doc.body = body;
-    let mut tags = doc.get_str_list("tags");
-    for tag in &facts.tags {
-        let tag = tag.to_lowercase();
-        if !tags.contains(&tag) {
-            tags.push(tag);
-        }
-    }
-    doc.set_str_list("tags", tags);
+    let tags = doc
+        .get_str_list("tags")
+        .into_iter()
+        .chain(facts.tags.clone());
+    doc.set_str_list("tags", normalise_tags(tags));
     doc.set("updated", format_ts(&now));
     write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     Ok(Some(doc))
+}
+
+/// Tags as they are written: in the case the person (or the model) used,
+/// one line each, trimmed, without a comma, the first of a case-insensitive
+/// duplicate kept. Matching (`session search --tag`) ignores case; the
+/// seed's own `searchByTags` does not, so `TOEIC` stays `TOEIC`.
+///
+/// The seed's frontmatter parser splits a tag list on commas, so no tag
+/// can hold one: a comma is read as the seed reads it, as two tags
+/// (`"exam, english"` is `exam` and `english`), the one form both tools
+/// read back the same.
+pub fn normalise_tags(tags: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        for part in tag.as_ref().split(',') {
+            let part = one_line(part);
+            if !part.is_empty() && !out.iter().any(|t| t.to_lowercase() == part.to_lowercase()) {
+                out.push(part);
+            }
+        }
+    }
+    out
 }
 
 /// The line range of a `## Heading` section's content (after the heading,
@@ -535,6 +556,10 @@ pub fn validate_profile(user: &UserId, text: &str, now: DateTime<Utc>) -> anyhow
             "the new profile's tags must be a list, like `tags: [tea, kayak]`; fix the frontmatter",
         ));
     }
+    if doc.front.contains_key("tags") {
+        let given = doc.get_str_list("tags");
+        doc.set_str_list("tags", normalise_tags(given));
+    }
     match doc.get_text("user_id").as_deref() {
         Some(id) if id != user.as_str() => {
             return Err(usage(format!(
@@ -644,7 +669,7 @@ pub fn topics(state: &State) -> anyhow::Result<Vec<TopicListing>> {
 
 /// Write a topic note an admin gives (markdown, optional frontmatter) and
 /// its index entry. The title defaults to the slug; `tags`, when given,
-/// replace the note's (trimmed, lowercased). Returns the path.
+/// replace the note's (as `normalise_tags` writes them). Returns the path.
 pub fn set_topic(
     state: &State,
     slug: &crate::layout::TopicSlug,
@@ -663,11 +688,10 @@ pub fn set_topic(
         doc.set("title", slug.as_str());
     }
     if !tags.is_empty() {
-        let tags = tags
-            .iter()
-            .map(|t| t.trim().to_lowercase())
-            .filter(|t| !t.is_empty());
-        doc.set_str_list("tags", tags);
+        doc.set_str_list("tags", normalise_tags(tags));
+    } else if doc.front.contains_key("tags") {
+        let given = doc.get_str_list("tags");
+        doc.set_str_list("tags", normalise_tags(given));
     }
     doc.set("updated", format_ts(&now));
     let path = state.layout.topic_file(slug);

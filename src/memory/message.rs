@@ -196,6 +196,11 @@ pub fn parse_ts(text: &str) -> Result<DateTime<Utc>, String> {
 
 /// How far ahead of this host's clock a message time may be: the clocks
 /// of two broker hosts disagree by seconds, not minutes.
+/// The `channel` of a line with neither `--source` nor `--channel`: the
+/// seed's own default (`createUserProfile` writes `channel: unknown`).
+/// Every line names a platform, so the seed's readers find the field.
+pub const DEFAULT_CHANNEL: &str = "unknown";
+
 pub const MAX_CLOCK_SKEW: chrono::Duration = chrono::Duration::minutes(5);
 
 /// Refuse a message time beyond [`MAX_CLOCK_SKEW`] ahead of `now`: one

@@ -43,6 +43,8 @@ pub struct ConversationStats {
 struct GroupActivity {
     messages: usize,
     last: Option<DateTime<Utc>>,
+    /// The `userName` of their newest group line that has one.
+    name: Option<(DateTime<Utc>, String)>,
     conversations: BTreeSet<String>,
 }
 
@@ -66,6 +68,11 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
             let entry = activity.entry(sender).or_default();
             entry.messages += 1;
             entry.last = entry.last.max(Some(message.ts));
+            if let Some(name) = message.user_name.as_ref().filter(|n| !n.trim().is_empty())
+                && entry.name.as_ref().is_none_or(|(at, _)| *at <= message.ts)
+            {
+                entry.name = Some((message.ts, name.clone()));
+            }
             entry.conversations.insert(conversation.name());
         }
     }
@@ -111,6 +118,9 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
             stats.group_messages = group.messages;
             stats.last_activity = stats.last_activity.max(group.last);
             stats.conversations = group.conversations.iter().cloned().collect();
+            if stats.display_name.is_none() {
+                stats.display_name = group.name.as_ref().map(|(_, name)| name.clone());
+            }
         }
         rows.push(stats);
     }

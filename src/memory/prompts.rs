@@ -23,7 +23,7 @@ pub const ANSWER_WITH_FACTS: &str = r#"Answer with a single JSON object and noth
 {"summary": "the updated summary",
  "facts": {"name": null, "language": null, "timezone": null,
            "preferences": [], "topics": [], "tags": []}}
-Use null or [] where nothing is known. "tags" are a few short lowercase keywords."#;
+Use null or [] where nothing is known. "tags" are a few short keywords, each spelt as the user writes it (TOEIC, Python), without commas."#;
 
 /// The answer format of a compaction call without profile facts.
 pub const ANSWER_SUMMARY_ONLY: &str = r#"Answer with a single JSON object and nothing else:

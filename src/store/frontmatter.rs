@@ -6,7 +6,8 @@
 //! list split on commas, `true`/`false` and digits as such. So this module
 //! reads such lines the seed's way (`display_name: #1 Fan` is "#1 Fan",
 //! not a YAML comment), and writes only lines the seed reads back the
-//! same: flow lists, unquoted values wherever that is unambiguous. Files
+//! same: flow lists (`[TOEIC, [draft], "quoted"]`: the seed keeps every
+//! item as text), unquoted values wherever that is unambiguous. Files
 //! that older versions of this tool wrote (YAML block lists, quoted
 //! scalars) still read as before.
 
@@ -180,14 +181,19 @@ fn read_line(line: &str) -> Option<(String, Value)> {
 /// writes (JSON `"…"`, and YAML `'…'` from older versions).
 fn read_value(raw: &str) -> Value {
     if raw.starts_with('[') && raw.ends_with(']') {
-        if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(raw) {
-            return json_to_yaml(serde_json::Value::Array(items));
+        if let Some(list) = compact_json_list(raw) {
+            return list;
         }
-        let inner = raw[1..raw.len() - 1].trim();
+        let inner = raw[1..raw.len() - 1].trim_matches(js_space);
         if inner.is_empty() {
             return Value::Sequence(Vec::new());
         }
-        return Value::Sequence(inner.split(',').map(|s| Value::from(s.trim())).collect());
+        return Value::Sequence(
+            inner
+                .split(',')
+                .map(|s| Value::from(s.trim_matches(js_space)))
+                .collect(),
+        );
     }
     match raw {
         "true" => return Value::Bool(true),
@@ -225,6 +231,26 @@ fn read_value(raw: &str) -> Value {
         return Value::from(s);
     }
     Value::from(raw)
+}
+
+/// A list in the compact JSON form older versions of this tool wrote for
+/// lists the seed's form could not hold (`["a,b","c"]`): exactly as
+/// `json_line_text` writes it, so a list in the seed's form that happens
+/// to parse as JSON (`["quoted"]`, a tag written with its quotes) is read
+/// the seed's way.
+fn compact_json_list(raw: &str) -> Option<Value> {
+    let parsed: serde_json::Value = serde_json::from_str(raw).ok()?;
+    if !parsed.is_array() {
+        return None;
+    }
+    let value = json_to_yaml(parsed);
+    (json_line_text(&value) == raw).then_some(value)
+}
+
+/// JavaScript's `\s` (what the seed's `trim()` removes): Unicode white
+/// space and the byte order mark, but not U+0085.
+fn js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
 /// A negative integer, a decimal, or YAML's `.nan`/`.inf`: how numbers
@@ -270,9 +296,17 @@ fn render_value(value: &Value) -> String {
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Null => String::new(),
-        Value::Sequence(items) if items.iter().all(is_bare_list_item) => {
-            let items: Vec<String> = items.iter().map(render_value).collect();
-            format!("[{}]", items.join(", "))
+        Value::Sequence(items) if items.iter().all(is_seed_list_item) => {
+            let items: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+            let list = format!("[{}]", items.join(", "));
+            // `["x"]` (a tag written with its quotes) must not read back as
+            // the compact JSON older versions wrote: a space the seed trims
+            // away tells the two apart.
+            if compact_json_list(&list).is_some() && !items.is_empty() {
+                format!("[ {}]", items.join(", "))
+            } else {
+                list
+            }
         }
         other => json_line_text(other),
     }
@@ -298,11 +332,20 @@ fn is_plain_number(s: &str) -> bool {
     s.parse::<u64>().is_ok_and(|n| n.to_string() == s)
 }
 
-/// An item of a flow list the seed splits on commas.
-fn is_bare_list_item(item: &Value) -> bool {
+/// An item of a flow list, which the seed splits on commas and trims,
+/// and keeps as text whatever it holds (quotes, brackets, digits, `true`):
+/// text without a comma, a line break or white space at either end. A
+/// list with any other item is written as JSON, which the seed cannot
+/// read item by item; tags are made to fit before they are written
+/// (`ltm::normalise_tags`).
+pub fn is_seed_list_item(item: &Value) -> bool {
     match item {
         Value::String(s) => {
-            reads_back_bare(s) && !s.contains([',', '[', ']']) && !is_number_text(s)
+            !s.is_empty()
+                && !s.contains(',')
+                && !s.starts_with(js_space)
+                && !s.ends_with(js_space)
+                && !s.chars().any(breaks_a_line)
         }
         _ => false,
     }
@@ -438,6 +481,40 @@ tags: [toeic, student, zh-tw]\n---\n\n## Preferences\n- Language: Traditional Ch
         for key in ["user_id", "display_name", "zero", "flag", "padded"] {
             assert_eq!(again.get_text(key), doc.get_text(key), "{key}");
         }
+    }
+
+    /// Issue 25: a list item with brackets, quotes, `:` or digits stays in
+    /// the seed's form (the seed keeps each item as text), and a lone item
+    /// that looks like JSON is told apart from the JSON older versions wrote.
+    #[test]
+    fn seed_lists_hold_brackets_quotes_and_digits() {
+        let items = [
+            "TOEIC",
+            "[draft]",
+            "\"quoted\"",
+            "a:b",
+            "2026",
+            "true",
+            "x]y",
+        ];
+        let mut doc = Document::default();
+        doc.set_str_list("tags", items);
+        doc.set_str_list("one", ["\"only\""]);
+        doc.set_str_list("odd", ["a,b", " c"]);
+        let text = doc.render();
+        assert!(
+            text.contains("\ntags: [TOEIC, [draft], \"quoted\", a:b, 2026, true, x]y]\n"),
+            "{text}"
+        );
+        assert!(text.contains("\none: [ \"only\"]\n"), "{text}");
+        assert!(text.contains("\nodd: [\"a,b\",\" c\"]\n"), "{text}");
+        let again = Document::parse(&text).unwrap();
+        assert_eq!(again.get_str_list("tags"), items);
+        assert_eq!(again.get_str_list("one"), ["\"only\""]);
+        assert_eq!(again.get_str_list("odd"), ["a,b", " c"]);
+        // The compact JSON of older versions reads as before.
+        let older = Document::parse("---\ntags: [\"a,b\",\"c\"]\n---\n").unwrap();
+        assert_eq!(older.get_str_list("tags"), ["a,b", "c"]);
     }
 
     #[test]

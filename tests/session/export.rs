@@ -363,3 +363,41 @@ fn export_to_a_bare_file_name_works_and_dash_means_stdout() {
     assert_eq!(doc["messages"][0]["text"], "hello export");
     assert!(!env.dir.path().join("-").exists(), "no file named -");
 }
+
+/// Issue 25: without `--format`, `--out` says it by its extension; `u.json`
+/// used to be made a folder named `u.json`.
+#[test]
+fn export_without_a_format_takes_it_from_the_out_path() {
+    let env = TestEnv::new();
+    env.import(
+        "U1",
+        &[line("2026-03-01T10:00:00Z", "user", "hello export")],
+    );
+    env.run(["session", "export", "--user", "U1", "--out", "u.json"])
+        .succeeds();
+    let json = env.dir.path().join("u.json");
+    assert!(json.is_file(), "u.json is not a file");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["messages"][0]["text"], "hello export");
+
+    for name in ["u.tar.gz", "u.TGZ"] {
+        env.run(["session", "export", "--user", "U1", "--out", name])
+            .succeeds();
+        let packed = std::fs::read(env.dir.path().join(name)).unwrap();
+        assert_eq!(&packed[..2], &[0x1f, 0x8b], "{name} is not gzip");
+    }
+    env.run(["session", "export", "--user", "U1", "--out", "u-dir"])
+        .succeeds();
+    assert!(env.dir.path().join("u-dir/stm/U1/messages.jsonl").is_file());
+    // `-` alone: the JSON document on stdout.
+    let out = env
+        .run(["session", "export", "--user", "U1", "--out", "-"])
+        .succeeds();
+    let doc: Value = serde_json::from_str(&out.stdout()).unwrap();
+    assert_eq!(doc["user"], "U1");
+    // An explicit --format still wins.
+    env.run(["session", "export", "--user", "U1", "--out", "v.json"])
+        .args(["--format", "dir"])
+        .succeeds();
+    assert!(env.dir.path().join("v.json").is_dir());
+}

@@ -251,3 +251,25 @@ fn an_editor_with_spaces_and_arguments_runs_as_git_runs_it() {
         "the editor's line is saved: {text}"
     );
 }
+
+/// Issue 25: "not found" is exit 9 everywhere, as for `show`: a profile
+/// that is not there (for a known user and an unknown one), a topic note
+/// that is not there (`topic show`, `forget`).
+#[test]
+fn what_is_not_there_is_exit_9_for_profile_topic_and_forget() {
+    let env = TestEnv::new();
+    env.run(["append", "--user", "U1", "--", "hi"]).succeeds();
+    env.run(["session", "profile", "--user", "U1"])
+        .fails(Exit::UnknownUser)
+        .stderr_has("U1 has no profile");
+    env.run(["session", "profile", "--user", "NOBODY"])
+        .fails(Exit::UnknownUser);
+    env.run(["session", "show", "--user", "NOBODY"])
+        .fails(Exit::UnknownUser);
+    env.run(["session", "topic", "show", "nope"])
+        .fails(Exit::UnknownUser)
+        .stderr_has("no topic note named nope");
+    env.run(["session", "forget", "nope"])
+        .fails(Exit::UnknownUser)
+        .stderr_has("session topics");
+}

@@ -13,7 +13,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
         Some("Drinks, green"),
     );
     let (front, body) = read_markdown(&topic_path(&env, "tea"));
-    assert_eq!(yaml_strs(&front, "tags"), ["drinks", "green"]);
+    assert_eq!(yaml_strs(&front, "tags"), ["Drinks", "green"]);
     assert_eq!(
         front.get("title").and_then(|v| v.as_str()),
         Some("Tea notes")
@@ -25,7 +25,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
     let entry = index_entry(&env, "ltm/topics/tea.md").expect("tea is indexed");
     assert_eq!(entry["type"], json!("topic"));
     assert_eq!(entry["id"], json!("tea"));
-    assert_eq!(entry["tags"], json!(["drinks", "green"]));
+    assert_eq!(entry["tags"], json!(["Drinks", "green"]));
     assert_eq!(entry["title"], json!("Tea notes"));
 
     // From stdin, no tags: the title defaults to the slug.
@@ -48,7 +48,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
         .map(|t| t["slug"].as_str().unwrap())
         .collect();
     assert_eq!(slugs, ["coffee", "tea"]);
-    assert_eq!(list[1]["tags"], json!(["drinks", "green"]));
+    assert_eq!(list[1]["tags"], json!(["Drinks", "green"]));
     assert_eq!(list[1]["owner"], json!("U1"));
     assert_eq!(list[1]["title"], json!("Tea notes"));
     let text = env.run(["session", "topics"]).succeeds().stdout();
@@ -59,7 +59,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
     assert!(
         rows[2].starts_with("tea")
             && rows[2].contains("Tea notes")
-            && rows[2].contains("drinks,green")
+            && rows[2].contains("Drinks,green")
             && rows[2].contains("U1"),
         "{text}"
     );
@@ -85,7 +85,7 @@ fn topics_topic_show_and_topic_set_with_tags_update_the_index() {
         "Oolong is best at 90 degrees."
     );
     env.run(["session", "topic", "show", "nope"])
-        .fails(Exit::Usage);
+        .fails(Exit::UnknownUser);
 
     // Setting again replaces the entry, tags and all.
     set_topic(&env, "tea", "Now sencha.\n", Some("a,b"));
@@ -121,9 +121,10 @@ fn forget_removes_the_note_and_its_index_entry_and_refuses_an_unknown_slug() {
     assert!(index_entry(&env, "ltm/topics/coffee.md").is_none());
 
     let before = tree(&env.sessions_dir());
-    env.run(["session", "forget", "tea"]).fails(Exit::Usage);
+    env.run(["session", "forget", "tea"])
+        .fails(Exit::UnknownUser);
     env.run(["--json", "session", "forget", "nope"])
-        .fails(Exit::Usage);
+        .fails(Exit::UnknownUser);
     assert_eq!(tree(&env.sessions_dir()), before);
     assert!(topic_path(&env, "cocoa").exists());
 }

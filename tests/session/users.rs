@@ -118,3 +118,79 @@ fn users_lists_one_row_per_user_sorted_by_activity_messages_or_size_and_limited(
         .stdout();
     assert_eq!(text_rows(&text), ["UC", "UB"], "{text}");
 }
+
+/// Issue 25: `session users` has a NAME column (the profile's display
+/// name, else the name a group line gave), and its table fits the
+/// terminal (`COLUMNS`): long names and ids end in `…`, wide CJK names
+/// keep the columns aligned; `--json` holds every name whole.
+#[test]
+fn users_have_a_names_column_and_the_table_fits_the_terminal() {
+    let env = TestEnv::new();
+    let long = "Kevin Alexander Maximilian Montgomery-Smythe";
+    let cjk = "李小龍李小龍李小龍李小龍";
+    env.ask(["--user", "U1", "--display-name", long, "--", "hi"])
+        .succeeds();
+    env.ask(["--user", "U2", "--display-name", cjk, "--", "hi"])
+        .succeeds();
+    env.run(["append", "--user", "U3", "--conversation", "G1"])
+        .args(["--display-name", "Carol", "--", "hello group"])
+        .succeeds();
+    env.run(["append", "--user", "U4", "--", "no name"])
+        .succeeds();
+
+    let wide = env.run(["session", "users"]).succeeds().stdout();
+    let header = wide.lines().next().unwrap();
+    assert!(header.starts_with("USER  NAME"), "{wide}");
+    for name in [long, cjk, "Carol"] {
+        assert!(wide.contains(name), "{name} in\n{wide}");
+    }
+
+    let narrow = env
+        .run(["session", "users"])
+        .env("COLUMNS", "100")
+        .succeeds()
+        .stdout();
+    let columns = |line: &str| unicode_width(line);
+    for line in narrow.lines() {
+        assert!(
+            columns(line) <= 100,
+            "{} columns: {line}\n{narrow}",
+            columns(line)
+        );
+    }
+    assert!(narrow.contains('…'), "{narrow}");
+    // Every row's MESSAGES cell starts at the header's column.
+    let at = |line: &str, what: &str| columns(&line[..line.find(what).unwrap()]);
+    let header = narrow.lines().next().unwrap();
+    let messages_at = at(header, "MESSAGES");
+    for line in narrow.lines().skip(1) {
+        let name_end = line.find("  ").unwrap();
+        let rest = line[name_end..].trim_start();
+        let rest = &rest[rest.find("  ").unwrap()..].trim_start();
+        assert_eq!(
+            columns(&line[..line.len() - rest.len()]),
+            messages_at,
+            "aligned:\n{narrow}"
+        );
+    }
+
+    let json = env
+        .run(["--json", "session", "users"])
+        .env("COLUMNS", "40")
+        .succeeds()
+        .json();
+    let names: Vec<Value> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["displayName"].clone())
+        .collect();
+    assert!(names.contains(&json!(long)), "{json}");
+    assert!(names.contains(&json!(cjk)), "{json}");
+    assert!(names.contains(&json!("Carol")), "{json}");
+    assert!(names.contains(&Value::Null), "U4 has no name: {json}");
+}
+
+fn unicode_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}

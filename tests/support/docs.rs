@@ -395,8 +395,13 @@ fn environment_section(roff: &mut Roff, top: &Command) {
     roff.control("TP", []);
     roff.text([bold("NO_COLOR")]);
     roff.text([roman(
-        "When set to a non-empty value, help and usage errors are printed without color.",
+        "When set to a non-empty value, help, usage errors and tables are printed without color.",
     )]);
+    for (names, help) in claude_session::cli::ENVIRONMENT {
+        roff.control("TP", []);
+        roff.text([bold(*names)]);
+        roff.text([roman(*help)]);
+    }
 }
 
 /// Walk the built command tree. A global flag is copied into every

@@ -18,9 +18,10 @@ pub(super) fn export(
     state: &State,
     user: &UserId,
     out: &Path,
-    format: ExportFormat,
+    format: Option<ExportFormat>,
     output: Output,
 ) -> anyhow::Result<()> {
+    let format = format.unwrap_or_else(|| format_of(out));
     if out.as_os_str() == "-" {
         return export_to_stdout(state, user, format);
     }
@@ -55,6 +56,19 @@ pub(super) fn export(
         "exported {user} to {} ({files} file(s))",
         out.display()
     ))
+}
+
+/// The format `--out` names by its extension, when `--format` is not
+/// given: `u.json` is a JSON document (not a folder named `u.json`).
+fn format_of(out: &Path) -> ExportFormat {
+    let name = out.to_string_lossy().to_lowercase();
+    if name == "-" || name.ends_with(".json") {
+        ExportFormat::Json
+    } else if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+        ExportFormat::TarGz
+    } else {
+        ExportFormat::Dir
+    }
 }
 
 /// `session export --json`.

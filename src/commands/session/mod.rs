@@ -27,7 +27,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{DayOrTime, SessionArgs, SessionCommand, TopicCommand};
-use crate::commands::style::{Style, table};
+use crate::commands::style::{Fit, Style, table_width, table_within};
 use crate::commands::{Output, existing_user, print_json, print_text, writable_user};
 use crate::error::usage;
 use crate::memory::migration;
@@ -132,6 +132,7 @@ fn print_listing<T: serde::Serialize>(
     style: Style,
     empty: Option<&str>,
     headers: &[&str],
+    fit: Fit,
     row: impl Fn(&T) -> Vec<String>,
 ) -> anyhow::Result<()> {
     if output.json {
@@ -142,7 +143,7 @@ fn print_listing<T: serde::Serialize>(
         return Ok(());
     }
     let rows: Vec<Vec<String>> = items.iter().map(row).collect();
-    print_text(&table(style, headers, &rows))
+    print_text(&table_within(style, headers, &rows, table_width(), fit))
 }
 
 /// `session profile --json` and `session topic show --json`: the note's

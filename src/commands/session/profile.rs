@@ -11,7 +11,7 @@ use chrono::Utc;
 use super::{NoteJson, NoteOf, read_input, report_written};
 use crate::commands::style::printable;
 use crate::commands::{Output, print_json, print_text};
-use crate::error::usage;
+use crate::error::{Exit, failure, usage};
 use crate::layout::UserId;
 use crate::memory::ltm;
 use crate::state::State;
@@ -38,9 +38,13 @@ pub(super) fn profile(
             body: &note.doc.body,
         }),
         Some(note) => print_text(&printable(&note.text)),
-        None => Err(usage(format!(
-            "{user} has no profile; write one with `session profile --user {user} --set FILE`"
-        ))),
+        // Nothing to show is "not found" (exit 9), as for `show`.
+        None => Err(failure(
+            Exit::UnknownUser,
+            format!(
+                "{user} has no profile; write one with `session profile --user {user} --set FILE`"
+            ),
+        )),
     }
 }
 

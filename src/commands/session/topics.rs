@@ -7,9 +7,9 @@ use chrono::Utc;
 use serde::Serialize;
 
 use super::{NoteJson, NoteOf, print_listing, read_input, report_written};
-use crate::commands::style::{Style, printable};
+use crate::commands::style::{Fit, Style, printable};
 use crate::commands::{Output, print_json, print_text};
-use crate::error::usage;
+use crate::error::{Exit, failure};
 use crate::layout::TopicSlug;
 use crate::memory::{ltm, user_data};
 use crate::state::State;
@@ -18,20 +18,27 @@ pub(super) fn topics(state: &State, output: Output, style: Style) -> anyhow::Res
     let topics = ltm::topics(state)?;
     let empty = Some("no topic notes yet; add one with `session topic set SLUG FILE`");
     let headers = ["SLUG", "TITLE", "TAGS", "OWNER", "UPDATED"];
-    print_listing(&topics, output, style, empty, &headers, |topic| {
-        vec![
-            topic.slug.clone(),
-            topic.title.clone().unwrap_or_default(),
-            topic.tags.join(","),
-            topic.owner.clone().unwrap_or_else(|| "-".to_owned()),
-            topic.updated.clone().unwrap_or_default(),
-        ]
-    })
+    print_listing(
+        &topics,
+        output,
+        style,
+        empty,
+        &headers,
+        Fit::default(),
+        |topic| {
+            vec![
+                topic.slug.clone(),
+                topic.title.clone().unwrap_or_default(),
+                topic.tags.join(","),
+                topic.owner.clone().unwrap_or_else(|| "-".to_owned()),
+                topic.updated.clone().unwrap_or_default(),
+            ]
+        },
+    )
 }
 
 pub(super) fn topic_show(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
-    let note = ltm::read_topic(state, slug)?
-        .ok_or_else(|| usage(format!("there is no topic note named {slug}")))?;
+    let note = ltm::read_topic(state, slug)?.ok_or_else(|| no_topic(slug))?;
     if output.json {
         return print_json(&NoteJson {
             of: NoteOf::Slug(slug.as_str()),
@@ -56,7 +63,7 @@ pub(super) fn topic_set(
 
 pub(super) fn forget(state: &State, slug: &TopicSlug, output: Output) -> anyhow::Result<()> {
     if !ltm::forget_topic(state, slug, None)? {
-        return Err(usage(format!("there is no topic note named {slug}")));
+        return Err(no_topic(slug));
     }
     if output.json {
         return print_json(&Forgotten {
@@ -92,4 +99,12 @@ pub(super) fn reindex(state: &State, output: Output) -> anyhow::Result<()> {
 struct Reindexed {
     entries: usize,
     memberships: usize,
+}
+
+/// A topic note that is not there: exit 9, as for an id with nothing stored.
+fn no_topic(slug: &TopicSlug) -> anyhow::Error {
+    failure(
+        Exit::UnknownUser,
+        format!("there is no topic note named {slug}; `claude-session session topics` lists them"),
+    )
 }

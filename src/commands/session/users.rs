@@ -6,7 +6,7 @@ use chrono::Utc;
 use super::print_listing;
 use crate::cli::UserSort;
 use crate::commands::Output;
-use crate::commands::style::{Style, human_bytes};
+use crate::commands::style::{Fit, Style, human_bytes};
 use crate::memory::ledger::Spend;
 use crate::memory::people;
 use crate::state::State;
@@ -31,6 +31,7 @@ pub(super) fn users(
     }
     let headers = [
         "USER",
+        "NAME",
         "MESSAGES",
         "IN GROUPS",
         "COMPACTED",
@@ -41,9 +42,17 @@ pub(super) fn users(
         "MONTH",
         "TOTAL",
     ];
-    print_listing(&all, output, style, None, &headers, |s| {
+    // On a narrow terminal: ids and names are cut, then the monthly and
+    // daily spend, the group and compacted counts, the profile and size
+    // columns are left out, in that order.
+    let fit = Fit {
+        cut: Some(&[0, 1]),
+        drop: &[9, 8, 3, 4, 7, 6],
+    };
+    print_listing(&all, output, style, None, &headers, fit, |s| {
         vec![
             s.user.clone(),
+            s.display_name.clone().unwrap_or_else(|| "-".into()),
             (s.stm_messages + s.group_messages).to_string(),
             s.group_messages.to_string(),
             s.compacted.to_string(),
@@ -95,7 +104,11 @@ pub(super) fn conversations(
         "TOTAL",
     ];
     let empty = Some("no group or thread conversations yet");
-    print_listing(&all, output, style, empty, &headers, |s| {
+    let fit = Fit {
+        cut: Some(&[0]),
+        drop: &[7, 6, 2, 5],
+    };
+    print_listing(&all, output, style, empty, &headers, fit, |s| {
         vec![
             s.conversation.clone(),
             s.stm_messages.to_string(),

@@ -16,6 +16,10 @@ use crate::store::tree::disk_usage;
 #[serde(rename_all = "camelCase")]
 pub struct UserStats {
     pub user: String,
+    /// The name the platform knows them by: their profile's
+    /// `display_name`, else the newest `userName` of their group lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
     pub stm_messages: usize,
     /// User lines they sent in group conversations' short-term logs.
     pub group_messages: usize,
@@ -46,7 +50,15 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
         stats.has_summary = true;
         stats.compacted = doc.get_u64("messages_compacted").unwrap_or(0);
     }
-    stats.has_profile = state.layout.profile_file(user).exists();
+    let profile = state.layout.profile_file(user);
+    stats.has_profile = profile.exists();
+    if stats.has_profile
+        && let Some(text) = stm::read_text_or_warn(&profile)?
+    {
+        stats.display_name = stm::parse_document_or_warn(&text, &profile)
+            .get_text("display_name")
+            .filter(|name| !name.trim().is_empty());
+    }
     stats.bytes = user_paths(state, user).iter().map(|p| disk_usage(p)).sum();
     Ok(stats)
 }
