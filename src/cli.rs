@@ -724,7 +724,8 @@ Examples:
   claude-session --channel slack session search --user U0123ABC pottery class
   claude-session --channel slack session search TOEIC --user U0123ABC \\
       --since 2026-03-01
-  claude-session --channel slack session search --phrase thank you --kind messages
+  claude-session --channel slack session search --phrase thank you \\
+      --kind messages
   claude-session --channel slack session search 'refund|chargeback' \\
       --regex --kind messages
   claude-session --channel slack --json session search invoice \\
