@@ -341,12 +341,14 @@ fn a_document_is_read_from_claudes_folder_and_nothing_outside_it(cli: RealCli) {
         .stdout("it is an invoice\n");
     };
     let pdf = base64_of(&invoice);
-    // Claude's own rule alone (unconfined), then the operator's bare
-    // "Read" rule (any file) with Landlock required: neither reaches the
-    // .env, and both read the copy.
+    // Claude's own rule alone (unconfined); a bare "Read" rule left in
+    // allowedTools without Read among the tools (unconfined: it stays off
+    // for the attachment's call); the operator's bare rule with Read on
+    // and Landlock required: none reaches the .env, all read the copy.
     for config in [
         r#"{"ask": {"confinement": "off"}}"#,
-        r#"{"ask": {"allowedTools": ["Read"], "confinement": "required"}}"#,
+        r#"{"ask": {"allowedTools": ["Read", "Read(//**)"], "confinement": "off"}}"#,
+        r#"{"ask": {"tools": ["Read"], "allowedTools": ["Read"], "confinement": "required"}}"#,
     ] {
         let before = host.mock.count();
         run(config);
@@ -377,7 +379,7 @@ fn a_document_is_read_from_claudes_folder_and_nothing_outside_it(cli: RealCli) {
     }
     // The control: unconfined, that bare rule does open the .env, so the
     // check above can fail.
-    run(r#"{"ask": {"allowedTools": ["Read"], "confinement": "off"}}"#);
+    run(r#"{"ask": {"tools": ["Read"], "allowedTools": ["Read"], "confinement": "off"}}"#);
     assert!(
         host.mock.all_bodies().contains(DOTENV_SECRET),
         "{cli}: unconfined with a bare Read rule, the .env is readable"

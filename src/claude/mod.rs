@@ -385,6 +385,11 @@ impl Claude {
                 let mut runner = self.clone();
                 if !runner.tools.iter().any(|t| t == "Read") {
                     runner.tools.push("Read".into());
+                    // Read is on only for the attachment: a Read rule the
+                    // operator left beside tools that lack Read stays off.
+                    runner
+                        .allowed_tools
+                        .retain(|t| t != "Read" && !t.starts_with("Read("));
                 }
                 runner.allowed_tools.push(rule);
                 for_this_call = runner;

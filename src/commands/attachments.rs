@@ -190,7 +190,14 @@ impl Attachments {
 fn read_capped(path: &str, max: u64) -> anyhow::Result<Vec<u8>> {
     let shown = shown_path(path);
     let refused = |why: String| usage(format!("--attach {shown}: {why}"));
-    let file = match std::fs::File::open(path) {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Non-blocking: opening a FIFO or a device must not wait (claude's
+    // timeout has not started); the regular-file check below refuses it.
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(refused(
@@ -278,9 +285,11 @@ fn copy_name(n: usize, name: &str, bytes: &[u8]) -> String {
         extension = Some("pdf".into());
     } else if matches!(
         extension.as_deref(),
-        Some("png" | "jpg" | "jpeg" | "gif" | "webp")
-    ) {
-        // Not an image by its content (those go as image blocks).
+        Some("png" | "jpg" | "jpeg" | "gif" | "webp" | "pdf" | "ipynb")
+    ) && !pdf
+    {
+        // Not what its name says (images go as image blocks; a PDF is one
+        // by its first bytes): Read would parse it as that and fail.
         extension = Some(format!("{}.bin", extension.unwrap_or_default()));
     }
     match extension {

@@ -67,9 +67,15 @@ slack() {
   [ "$thread" != "$ts" ] && set -- "$@" --thread "$thread"
   # A real broker downloads url_private with the bot token into its inbox;
   # the stand-in's files lie next to the events.
-  for name in $(get '.files[]?.name'); do
-    set -- "$@" --attach "$files/$name:$name"
-  done
+  # The saved file's place comes from the platform (url_private; the
+  # stand-in's lie in files/), never from the name a person gave it: the
+  # name goes only after the last colon. One file a line, no splitting.
+  tab=$(printf '\t')
+  while IFS=$tab read -r url name; do
+    [ -n "$url" ] && set -- "$@" --attach "$files/${url#files/}:$name"
+  done <<FILES
+$(get '.files[]? | [.url_private, .name] | @tsv')
+FILES
   printf '%s' "$event" | jq -j '.text // "" | if . == "" then "(sent a file)" else . end' > "$work/text"
   ask "$@" < "$work/text"
   [ "$code" = 75 ] && return 75
