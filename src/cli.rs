@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::engine::ArgValueCandidates;
 
-use crate::commands::complete;
+use crate::completion as complete;
 
 use crate::layout::{ChannelName, ConversationKey, TopicSlug, UserId};
 use crate::memory::message::Role;

@@ -200,7 +200,7 @@ pub struct AskConfig {
     pub recall: bool,
     /// Landlock around claude's process tree: `required`, `best-effort`
     /// (where the kernel has it) or `off`.
-    pub confinement: crate::claude::confine::Mode,
+    pub confinement: Confinement,
     /// Absolute paths a confined claude may also read (a knowledge base
     /// for its Read tool); it always may read its install and the system's.
     pub readable_paths: Vec<std::path::PathBuf>,
@@ -220,7 +220,7 @@ impl Default for AskConfig {
             max_retries: 2,
             env: Vec::new(),
             recall: false,
-            confinement: crate::claude::confine::Mode::BestEffort,
+            confinement: Confinement::BestEffort,
             readable_paths: Vec::new(),
             writable_paths: Vec::new(),
         }
@@ -673,6 +673,20 @@ fn closest_key(unknown: &str, defaults: &Value) -> Option<String> {
         .iter()
         .find(|k| fold(&name_of(k)) == fold(name))
         .cloned()
+}
+
+/// `ask.confinement`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Confinement {
+    /// Refuse to run claude where the kernel cannot confine it.
+    Required,
+    /// Confine where the kernel can; run unconfined (and `doctor` says so)
+    /// where it cannot.
+    #[default]
+    BestEffort,
+    /// Never confine.
+    Off,
 }
 
 #[cfg(test)]

@@ -16,17 +16,21 @@
 //!   frontmatter, gzip archives, folder trees), which knows nothing of
 //!   users, messages or the layout.
 //!
-//! `error` (exit codes and error kinds) and `diag` (warnings on stderr)
-//! serve every layer.
+//! `completion` (what TAB offers, read from the state dir) belongs to
+//! `cli`. `error` (exit codes and error kinds), `diag` (warnings on
+//! stderr), `progress` (a counter on stderr) and `terminal` (text made
+//! safe for a terminal) serve every layer.
 
 pub mod claude;
 pub mod cli;
 pub mod commands;
+pub mod completion;
 pub mod config;
 pub mod diag;
 pub mod error;
 pub mod layout;
 pub mod memory;
+pub mod progress;
 pub mod state;
 pub mod state_dir;
 pub mod store;

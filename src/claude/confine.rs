@@ -17,23 +17,11 @@ use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
     Scope, path_beneath_rules,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::error::{Exit, failure};
 
-/// `ask.confinement`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// Refuse to run claude where the kernel cannot confine it.
-    Required,
-    /// Confine where the kernel can; run unconfined (and `doctor` says so)
-    /// where it cannot.
-    #[default]
-    BestEffort,
-    /// Never confine.
-    Off,
-}
+/// `ask.confinement`: the config's value, named for what it is here.
+pub use crate::config::Confinement as Mode;
 
 /// The access rights asked of the kernel: every file-system right up to
 /// ABI 5 (Linux 6.10), so a right it does not know is simply not handled

@@ -268,41 +268,34 @@ fn supported(version: &str) -> Standing {
     }
 }
 
-/// `claude --version`, with a deadline and the same private HOME as a call.
+/// `claude --version`, with a deadline and the same private HOME as a
+/// call, run by the one runner of children ([`crate::supervise`]).
 fn version_of(program: &std::path::Path) -> Result<String, String> {
+    use crate::supervise::{Program, RunError, run_with_timeout};
+    use std::ffi::OsString;
     let home = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let mut child = std::process::Command::new(program)
-        .arg("--version")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait().map_err(|e| e.to_string())? {
-            Some(status) if status.success() => break,
-            Some(status) => return Err(format!("it {status}")),
-            None if started.elapsed() > Duration::from_secs(30) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("no answer within 30 s".into());
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
+    let env = [
+        (
+            OsString::from("PATH"),
+            std::env::var_os("PATH").unwrap_or_default(),
+        ),
+        (OsString::from("HOME"), home.path().into()),
+    ];
+    let program = Program {
+        path: program,
+        args: &[OsString::from("--version")],
+        env: &env,
+        cwd: home.path(),
+        landlock: None,
+    };
+    match run_with_timeout(&program, b"", Duration::from_secs(30), None) {
+        Ok(out) if out.status.success() => {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
         }
+        Ok(out) => Err(format!("it {}", out.status)),
+        Err(RunError::TimedOut) => Err("no answer within 30 s".into()),
+        Err(RunError::Spawn(e) | RunError::Wait(e)) => Err(e.to_string()),
     }
-    let mut out = String::new();
-    use std::io::Read as _;
-    child
-        .stdout
-        .take()
-        .expect("piped")
-        .read_to_string(&mut out)
-        .map_err(|e| e.to_string())?;
-    Ok(out.trim().to_owned())
 }
 
 fn authentication(setup: &Setup) -> Check {

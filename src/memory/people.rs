@@ -17,8 +17,10 @@ use serde::Serialize;
 use crate::layout::{Layout, UserId};
 use crate::memory::ledger::Spend;
 use crate::memory::owners::{self, Owner, OwnerKind};
-use crate::memory::user_data::{self, UserStats};
-use crate::memory::{ledger, message::parse_ts, stm};
+use crate::memory::user_data::{
+    self, ChannelSpend, ChannelStatus, LtmCounts, StorageBytes, UserStats,
+};
+use crate::memory::{ledger, ltm, message::parse_ts, stm};
 use crate::state::State;
 use crate::store::archive::MembersReader;
 use crate::store::fs::read_dir_optional;
@@ -104,7 +106,7 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
     );
     let mut rows = Vec::new();
     // Reads every person's files: on a terminal, say how far it is.
-    let progress = crate::commands::progress::Progress::new("users", persons.len());
+    let progress = crate::progress::Progress::new("users", persons.len());
     for person in persons {
         progress.step();
         let mut stats = match user_data::stats(state, &person, now) {
@@ -289,4 +291,39 @@ pub fn channel_spend(state: &State, now: DateTime<Utc>) -> anyhow::Result<(Spend
     }
     let maintenance = ledger::sum_file(&state.layout.maintenance_ledger_file(), now, true)?;
     Ok((asks, maintenance))
+}
+
+/// Numbers for the whole channel. A log that cannot be read is warned
+/// about and not counted.
+pub fn channel_status(state: &State, now: DateTime<Utc>) -> anyhow::Result<ChannelStatus> {
+    let conversations = owners::owners(state)?
+        .iter()
+        .filter(|o| o.kind == OwnerKind::Conversation)
+        .count();
+    let (asks, maintenance) = channel_spend(state, now)?;
+    let mut stm_messages = 0;
+    for user in stm::users(state)? {
+        match stm::all_messages(state, &user) {
+            Ok(all) => stm_messages += all.len(),
+            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
+        }
+    }
+    let layout = &state.layout;
+    Ok(ChannelStatus {
+        state_dir: layout.state_dir().to_owned(),
+        users: people(state, now)?.len(),
+        conversations,
+        spend: ChannelSpend { asks, maintenance },
+        stm_messages,
+        ltm: LtmCounts {
+            profiles: ltm::markdown_names(&layout.profiles_dir())?.len(),
+            topics: ltm::markdown_names(&layout.topics_dir())?.len(),
+        },
+        storage_bytes: StorageBytes {
+            stm: crate::store::tree::disk_usage(&layout.stm_root()),
+            ltm: crate::store::tree::disk_usage(&layout.ltm_dir()),
+            summaries: crate::store::tree::disk_usage(&layout.summaries_root()),
+            archive: crate::store::tree::disk_usage(&layout.archive_root()),
+        },
+    })
 }

@@ -136,7 +136,7 @@ pub fn search(state: &State, query: &Query) -> anyhow::Result<Outcome> {
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     // Without --user it reads every person's files: on a terminal, say how
     // far it is.
-    let progress = crate::commands::progress::Progress::new("search", targets.len());
+    let progress = crate::progress::Progress::new("search", targets.len());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {

@@ -18,13 +18,13 @@ use chrono::{DateTime, Utc};
 
 use crate::claude::{Claude, Reply};
 use crate::cli::{MaintainArgs, Task};
-use crate::commands::progress::Progress;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::{Exit, failure};
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Outcome};
 use crate::memory::summaries;
 use crate::memory::{expiry, housekeeping, stm};
+use crate::progress::Progress;
 use crate::state::State;
 use clap::ValueEnum as _;
 use pool::{Done, in_parallel};

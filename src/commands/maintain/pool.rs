@@ -5,9 +5,9 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-use crate::commands::progress::Progress;
 use crate::layout::UserId;
 use crate::memory::summaries::Week;
+use crate::progress::Progress;
 
 /// How one work item ended.
 pub enum Done {

@@ -15,7 +15,7 @@ use crate::state::State;
 
 pub(super) fn status(state: &State, output: Output, style: Style) -> anyhow::Result<()> {
     let now = Utc::now();
-    let status = user_data::channel_status(state, now)?;
+    let status = crate::memory::people::channel_status(state, now)?;
     // What failed where nobody watched (background compaction, cron).
     let failures = failures::since(state, now, FAILURES_HOURS)?;
     if output.json {

@@ -27,7 +27,7 @@ pub use export::{
     ChatExport, export_dir, export_for_chat, export_json, export_json_bytes, export_json_file,
     export_tar_gz, export_tar_gz_bytes,
 };
-pub use stats::{ChannelStatus, UserStats, channel_status, stats};
+pub use stats::{ChannelSpend, ChannelStatus, LtmCounts, StorageBytes, UserStats, stats};
 
 /// The user's data, area by area: what an export copies.
 pub fn data_paths(state: &State, user: &UserId) -> Vec<PathBuf> {

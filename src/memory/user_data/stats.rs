@@ -113,39 +113,3 @@ impl StorageBytes {
         ]
     }
 }
-
-/// Numbers for the whole channel. A log that cannot be read is warned
-/// about and not counted.
-pub fn channel_status(state: &State, now: DateTime<Utc>) -> anyhow::Result<ChannelStatus> {
-    use crate::memory::{ltm, owners, people};
-    let conversations = owners::owners(state)?
-        .iter()
-        .filter(|o| o.kind == owners::OwnerKind::Conversation)
-        .count();
-    let (asks, maintenance) = people::channel_spend(state, now)?;
-    let mut stm_messages = 0;
-    for user in stm::users(state)? {
-        match stm::all_messages(state, &user) {
-            Ok(all) => stm_messages += all.len(),
-            Err(e) => crate::diag::warn(format!("{e:#}; not counted")),
-        }
-    }
-    let layout = &state.layout;
-    Ok(ChannelStatus {
-        state_dir: layout.state_dir().to_owned(),
-        users: people::people(state, now)?.len(),
-        conversations,
-        spend: ChannelSpend { asks, maintenance },
-        stm_messages,
-        ltm: LtmCounts {
-            profiles: ltm::markdown_names(&layout.profiles_dir())?.len(),
-            topics: ltm::markdown_names(&layout.topics_dir())?.len(),
-        },
-        storage_bytes: StorageBytes {
-            stm: disk_usage(&layout.stm_root()),
-            ltm: disk_usage(&layout.ltm_dir()),
-            summaries: disk_usage(&layout.summaries_root()),
-            archive: disk_usage(&layout.archive_root()),
-        },
-    })
-}
