@@ -75,21 +75,41 @@ pub fn count(tokenizer: &Tokenizer, query: &QueryTerms, text: &str) -> Counts {
     counts
 }
 
+/// What BM25 needs of the whole collection: how many documents, their
+/// total length, and how many hold each query term.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub docs: usize,
+    pub total_len: u64,
+    pub df: Vec<u32>,
+}
+
 /// The score of every document for the query (0 for one without any of
 /// its terms).
 pub fn scores(query: &QueryTerms, docs: &[Counts]) -> Vec<f64> {
-    let n = docs.len() as f64;
-    if docs.is_empty() {
-        return Vec::new();
-    }
-    let avg_len = (docs.iter().map(|d| d.len as f64).sum::<f64>() / n).max(1.0);
-    let mut df = vec![0u32; query.terms.len()];
+    let mut stats = Stats {
+        docs: docs.len(),
+        total_len: docs.iter().map(|d| u64::from(d.len)).sum(),
+        df: vec![0; query.terms.len()],
+    };
     for doc in docs {
         for &(t, _) in &doc.tf {
-            df[t as usize] += 1;
+            stats.df[t as usize] += 1;
         }
     }
-    let idf: Vec<f64> = df
+    scores_with(query, &stats, docs)
+}
+
+/// The score of each of `docs` (some documents of a collection, which
+/// `stats` describes whole).
+pub fn scores_with(query: &QueryTerms, stats: &Stats, docs: &[Counts]) -> Vec<f64> {
+    let n = stats.docs as f64;
+    if stats.docs == 0 {
+        return vec![0.0; docs.len()];
+    }
+    let avg_len = (stats.total_len as f64 / n).max(1.0);
+    let idf: Vec<f64> = stats
+        .df
         .iter()
         .map(|&df| {
             let df = df as f64;
