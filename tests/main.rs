@@ -32,6 +32,7 @@ mod real_claude;
 mod real_mentions;
 mod real_stream;
 mod recall;
+mod recall_index;
 mod search;
 mod seed_compat;
 mod session;

@@ -87,6 +87,12 @@ pub trait Units {
     fn messages(&self) -> usize;
     /// The unit at `i`, read from an index segment if not in memory.
     fn unit(&self, i: usize) -> anyhow::Result<Unit>;
+    /// The characters unit `i` takes in the context
+    /// ([`super::unit_chars`]), if known without reading it: for ranking,
+    /// to pass over a hit that cannot fit.
+    fn chars(&self, i: usize) -> Option<usize> {
+        self.peek(i).map(super::unit_chars)
+    }
     /// The unit at `i` if it is in memory; `None` for one still in a
     /// segment: an archive day that holds neither a message of the
     /// recent window nor the one being answered (those days are read
@@ -145,6 +151,8 @@ pub struct View {
     /// Archive days scored from the index, and read whole.
     pub indexed_days: usize,
     pub scanned_days: usize,
+    /// The context characters of the hits still in segments.
+    chars: RefCell<HashMap<usize, usize>>,
     /// Stored blocks already inflated, by segment and block.
     blocks: RefCell<HashMap<(usize, u32), Rc<Lines>>>,
 }
@@ -337,6 +345,7 @@ pub fn read(
         segments,
         indexed_days,
         scanned_days,
+        chars: RefCell::new(HashMap::new()),
         blocks: RefCell::new(HashMap::new()),
     })
 }
@@ -503,7 +512,13 @@ impl View {
                 };
                 postings.clear();
                 segment.postings(info, &mut postings)?;
-                for &(doc, tf, len) in &postings {
+                for &index::Posting {
+                    doc,
+                    tf,
+                    len,
+                    chars,
+                } in &postings
+                {
                     let r = ranges.partition_point(|&(first, ..)| first <= doc);
                     if r == 0 {
                         continue;
@@ -513,7 +528,9 @@ impl View {
                         continue;
                     }
                     stats.df[t] += 1;
-                    let counts = indexed.entry(start + (doc - first) as usize).or_default();
+                    let i = start + (doc - first) as usize;
+                    self.chars.borrow_mut().insert(i, chars as usize);
+                    let counts = indexed.entry(i).or_default();
                     counts.len = len;
                     counts.tf.push((t as u16, tf));
                 }
@@ -578,6 +595,13 @@ impl Units for View {
             item: Item::Message(message),
             source: format!("archive {day}"),
         })
+    }
+
+    fn chars(&self, i: usize) -> Option<usize> {
+        match self.peek(i) {
+            Some(unit) => Some(super::unit_chars(unit)),
+            None => self.chars.borrow().get(&i).copied(),
+        }
     }
 
     fn peek(&self, i: usize) -> Option<&Unit> {

@@ -120,8 +120,19 @@ pub struct TermInfo {
     crc: u32,
 }
 
-/// One posting: doc number (in the segment), term frequency, doc length.
-pub type Posting = (u32, u16, u32);
+/// One posting: a doc with the term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    /// Its number in the segment.
+    pub doc: u32,
+    /// How often the term is in it.
+    pub tf: u16,
+    /// Its length in terms.
+    pub len: u32,
+    /// The characters it takes in the context ([`super::unit_chars`]):
+    /// what lets ranking see that a hit cannot fit without reading it.
+    pub chars: u32,
+}
 
 /// What went wrong reading a segment: the segment is damaged (or of
 /// another format), and is left out.
@@ -265,7 +276,7 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
         messages.sort_by_key(|(_, m)| m.ts);
         let doc_start = doc;
         let mut len_sum = 0u64;
-        for (line, message) in &messages {
+        for (line, message) in messages.iter_mut() {
             tf.clear();
             let mut len = 0u32;
             tokenizer.each_term(&message.text, &mut |term| {
@@ -273,8 +284,25 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
                 let n = tf.entry(term).or_insert(0);
                 *n = n.saturating_add(1);
             });
-            for (term, n) in tf.drain() {
-                postings.entry(term).or_default().push((doc, n, len));
+            let item = super::Item::Message(std::mem::replace(
+                message,
+                Message::new(
+                    crate::memory::message::Role::User,
+                    "",
+                    chrono::DateTime::UNIX_EPOCH,
+                ),
+            ));
+            let chars = crate::memory::context::format_unit(&item).chars().count() as u32 + 1;
+            if let super::Item::Message(m) = item {
+                *message = m;
+            }
+            for (term, tf) in tf.drain() {
+                postings.entry(term).or_default().push(Posting {
+                    doc,
+                    tf,
+                    len,
+                    chars,
+                });
             }
             len_sum += u64::from(len);
             stored.push(&source.lines[*line]);
@@ -303,14 +331,15 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
         for (term, list) in chunk {
             let start = postings_bytes.len();
             let mut last = 0u32;
-            for (i, &(d, n, len)) in list.iter().enumerate() {
+            for (i, p) in list.iter().enumerate() {
                 put_varint(
                     &mut postings_bytes,
-                    u64::from(if i == 0 { d } else { d - last }),
+                    u64::from(if i == 0 { p.doc } else { p.doc - last }),
                 );
-                put_varint(&mut postings_bytes, u64::from(n));
-                put_varint(&mut postings_bytes, u64::from(len));
-                last = d;
+                put_varint(&mut postings_bytes, u64::from(p.tf));
+                put_varint(&mut postings_bytes, u64::from(p.len));
+                put_varint(&mut postings_bytes, u64::from(p.chars));
+                last = p.doc;
             }
             put_varint(&mut dict, term.len() as u64);
             dict.extend_from_slice(term.as_bytes());
@@ -583,13 +612,19 @@ impl Segment {
         let mut c = Cursor::new(&bytes);
         let mut doc = 0u64;
         for i in 0..info.df {
-            let (delta, tf, len) = (|| Some((c.varint()?, c.varint()?, c.varint()?)))()
-                .ok_or_else(|| damaged(&self.path, "a postings list"))?;
+            let (delta, tf, len, chars) =
+                (|| Some((c.varint()?, c.varint()?, c.varint()?, c.varint()?)))()
+                    .ok_or_else(|| damaged(&self.path, "a postings list"))?;
             doc = if i == 0 { delta } else { doc + delta };
             if doc >= u64::from(self.docs) {
                 return Err(damaged(&self.path, "a doc number past its docs"));
             }
-            out.push((doc as u32, tf.min(u64::from(u16::MAX)) as u16, len as u32));
+            out.push(Posting {
+                doc: doc as u32,
+                tf: tf.min(u64::from(u16::MAX)) as u16,
+                len: len as u32,
+                chars: chars as u32,
+            });
         }
         Ok(())
     }
@@ -746,8 +781,8 @@ mod tests {
         assert_eq!(info.df, 101);
         let mut p = Vec::new();
         seg.postings(info, &mut p).unwrap();
-        assert_eq!(p[0], (0, 1, 2));
-        assert_eq!(p[1].0, 2);
+        assert_eq!((p[0].doc, p[0].tf, p[0].len), (0, 1, 2));
+        assert_eq!(p[1].doc, 2);
         assert!(seg.term("word57").unwrap().is_some());
         assert!(seg.term("absent").unwrap().is_none());
         assert!(seg.term("aaa").unwrap().is_none());

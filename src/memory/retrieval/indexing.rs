@@ -59,6 +59,7 @@ fn plan(
     let dir = state.layout.recall_index_dir(key);
     let mut covered: HashSet<NaiveDate> = HashSet::new();
     let mut remove = Vec::new();
+    let mut small: Vec<(PathBuf, Vec<NaiveDate>)> = Vec::new();
     let mut damaged = 0;
     for name in crate::store::fs::file_names(&dir)? {
         let path = dir.join(&name);
@@ -93,11 +94,23 @@ fn plan(
                 }
             }
         }
-        if current && segment.docs as usize >= index::KEEP_SEGMENT_DOCS {
+        if !current {
+            remove.push(path);
+        } else if segment.docs as usize >= index::KEEP_SEGMENT_DOCS {
             covered.extend(segment.days.iter().map(|d| d.day));
         } else {
-            remove.push(path);
+            small.push((path, segment.days.iter().map(|d| d.day).collect::<Vec<_>>()));
         }
+    }
+    let mut small_days: HashSet<NaiveDate> = small.iter().flat_map(|(_, d)| d.clone()).collect();
+    let uncovered = days
+        .iter()
+        .any(|d| !covered.contains(d) && !small_days.contains(d));
+    if uncovered {
+        // New days: the small segments are rebuilt with them, into one.
+        remove.extend(small.into_iter().map(|(path, _)| path));
+    } else {
+        covered.extend(small_days.drain());
     }
     let build = days.into_iter().filter(|d| !covered.contains(d)).collect();
     Ok(Plan {

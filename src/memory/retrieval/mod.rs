@@ -286,8 +286,8 @@ pub fn choose(
             Verdict::OverPassages
         } else if taken.contains(&i) {
             Verdict::Duplicate
-        } else if used + MIN_UNIT_CHARS > options.max_chars {
-            // Not even the shortest unit fits.
+        } else if used + units.chars(i).unwrap_or(MIN_UNIT_CHARS) > options.max_chars {
+            // Not even the hit alone fits (known without reading it).
             Verdict::OverChars
         } else {
             let span = if i < n_messages {
