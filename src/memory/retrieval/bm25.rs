@@ -103,31 +103,54 @@ pub fn scores(query: &QueryTerms, docs: &[Counts]) -> Vec<f64> {
 /// The score of each of `docs` (some documents of a collection, which
 /// `stats` describes whole).
 pub fn scores_with(query: &QueryTerms, stats: &Stats, docs: &[Counts]) -> Vec<f64> {
-    let n = stats.docs as f64;
-    if stats.docs == 0 {
-        return vec![0.0; docs.len()];
-    }
-    let avg_len = (stats.total_len as f64 / n).max(1.0);
-    let idf: Vec<f64> = stats
-        .df
-        .iter()
-        .map(|&df| {
-            let df = df as f64;
-            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-        })
-        .collect();
+    let scorer = Scorer::new(query, stats);
     docs.iter()
-        .map(|doc| {
-            let norm = K1 * (1.0 - B + B * doc.len as f64 / avg_len);
-            doc.tf
-                .iter()
-                .map(|&(t, tf)| {
-                    let tf = tf as f64;
-                    query.weights[t as usize] * idf[t as usize] * tf * (K1 + 1.0) / (tf + norm)
-                })
-                .sum()
-        })
+        .map(|doc| scorer.score(doc.len, &doc.tf))
         .collect()
+}
+
+/// BM25 of one collection for one query: what scores a document.
+pub struct Scorer<'a> {
+    query: &'a QueryTerms,
+    idf: Vec<f64>,
+    avg_len: f64,
+}
+
+impl<'a> Scorer<'a> {
+    pub fn new(query: &'a QueryTerms, stats: &Stats) -> Self {
+        let n = stats.docs as f64;
+        let avg_len = if stats.docs == 0 {
+            1.0
+        } else {
+            (stats.total_len as f64 / n).max(1.0)
+        };
+        let idf = stats
+            .df
+            .iter()
+            .map(|&df| {
+                let df = df as f64;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        Self {
+            query,
+            idf,
+            avg_len,
+        }
+    }
+
+    /// The score of a document of `len` terms with these counts of query
+    /// terms (by their number; summed in the order given).
+    pub fn score(&self, len: u32, tf: &[(u16, u16)]) -> f64 {
+        let norm = K1 * (1.0 - B + B * len as f64 / self.avg_len);
+        tf.iter()
+            .map(|&(t, tf)| {
+                let tf = tf as f64;
+                self.query.weights[t as usize] * self.idf[t as usize] * tf * (K1 + 1.0)
+                    / (tf + norm)
+            })
+            .sum()
+    }
 }
 
 #[cfg(test)]

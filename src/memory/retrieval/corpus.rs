@@ -87,12 +87,6 @@ pub trait Units {
     fn messages(&self) -> usize;
     /// The unit at `i`, read from an index segment if not in memory.
     fn unit(&self, i: usize) -> anyhow::Result<Unit>;
-    /// The characters unit `i` takes in the context
-    /// ([`super::unit_chars`]), if known without reading it: for ranking,
-    /// to pass over a hit that cannot fit.
-    fn chars(&self, i: usize) -> Option<usize> {
-        self.peek(i).map(super::unit_chars)
-    }
     /// The unit at `i` if it is in memory; `None` for one still in a
     /// segment: an archive day that holds neither a message of the
     /// recent window nor the one being answered (those days are read
@@ -151,8 +145,6 @@ pub struct View {
     /// Archive days scored from the index, and read whole.
     pub indexed_days: usize,
     pub scanned_days: usize,
-    /// The context characters of the hits still in segments.
-    chars: RefCell<HashMap<usize, usize>>,
     /// Stored blocks already inflated, by segment and block.
     blocks: RefCell<HashMap<(usize, u32), Rc<Lines>>>,
 }
@@ -345,7 +337,6 @@ pub fn read(
         segments,
         indexed_days,
         scanned_days,
-        chars: RefCell::new(HashMap::new()),
         blocks: RefCell::new(HashMap::new()),
     })
 }
@@ -451,17 +442,13 @@ impl View {
     /// The BM25 score of every unit with any of the query's terms, by
     /// place, ascending: the days in segments from their postings, the
     /// rest counted, with the statistics of the whole memory either way.
-    pub fn scores(
-        &self,
-        tokenizer: &Tokenizer,
-        terms: &bm25::QueryTerms,
-    ) -> anyhow::Result<Vec<(usize, f64)>> {
+    pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
         let mut stats = bm25::Stats {
             docs: self.len(),
             total_len: 0,
             df: vec![0; terms.terms.len()],
         };
-        let mut hits: Vec<(usize, bm25::Counts)> = Vec::new();
+        let mut loaded: Vec<(usize, bm25::Counts)> = Vec::new();
         let mut count = |i: usize, unit: &Unit, stats: &mut bm25::Stats| {
             let mut counts = bm25::count(tokenizer, terms, unit.item.text());
             stats.total_len += u64::from(counts.len);
@@ -470,7 +457,7 @@ impl View {
                 for &(t, _) in &counts.tf {
                     stats.df[t as usize] += 1;
                 }
-                hits.push((i, counts));
+                loaded.push((i, counts));
             }
         };
         // Per segment: its days in use, by doc number.
@@ -498,7 +485,10 @@ impl View {
         for (k, unit) in self.notes.iter().enumerate() {
             count(self.messages + k, unit, &mut stats);
         }
-        let mut indexed: HashMap<usize, bm25::Counts> = HashMap::new();
+        // Each segment's postings of each term, doc numbers turned into
+        // places (docs and days ascend together, so places ascend too),
+        // those of days not in use left out.
+        let mut lists: Vec<(usize, Vec<Vec<index::Posting>>)> = Vec::new();
         let mut postings = Vec::new();
         for (s, ranges) in ranges.iter_mut().enumerate() {
             if ranges.is_empty() {
@@ -506,46 +496,107 @@ impl View {
             }
             ranges.sort_unstable();
             let segment = &self.segments[s];
+            let mut per_term = Vec::with_capacity(terms.terms.len());
             for (t, term) in terms.terms.iter().enumerate() {
-                let Some(info) = segment.term(term)? else {
-                    continue;
-                };
-                postings.clear();
-                segment.postings(info, &mut postings)?;
-                for &index::Posting {
-                    doc,
-                    tf,
-                    len,
-                    chars,
-                } in &postings
-                {
-                    let r = ranges.partition_point(|&(first, ..)| first <= doc);
-                    if r == 0 {
-                        continue;
+                let mut list = Vec::new();
+                if let Some(info) = segment.term(term)? {
+                    postings.clear();
+                    segment.postings(info, &mut postings)?;
+                    let mut r = 0;
+                    for p in &postings {
+                        while r < ranges.len() && p.doc >= ranges[r].0 + ranges[r].1 {
+                            r += 1;
+                        }
+                        if r == ranges.len() {
+                            break;
+                        }
+                        let (first, _, start) = ranges[r];
+                        if p.doc < first {
+                            continue;
+                        }
+                        list.push(index::Posting {
+                            doc: (start + (p.doc - first) as usize) as u32,
+                            ..*p
+                        });
                     }
-                    let (first, n, start) = ranges[r - 1];
-                    if doc >= first + n {
-                        continue;
-                    }
-                    stats.df[t] += 1;
-                    let i = start + (doc - first) as usize;
-                    self.chars.borrow_mut().insert(i, chars as usize);
-                    let counts = indexed.entry(i).or_default();
-                    counts.len = len;
-                    counts.tf.push((t as u16, tf));
                 }
+                stats.df[t] += list.len() as u32;
+                per_term.push(list);
+            }
+            let first = ranges.iter().map(|r| r.2).min().unwrap_or(0);
+            lists.push((first, per_term));
+        }
+        drop(postings);
+
+        let scorer = bm25::Scorer::new(terms, &stats);
+        let mut hits: Vec<(u32, f64, u32)> = loaded
+            .iter()
+            .map(|(i, c)| (*i as u32, scorer.score(c.len, &c.tf), NO_CHARS))
+            .collect();
+        drop(loaded);
+        lists.sort_by_key(|(first, _)| *first);
+        let mut tf: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
+        for (_, per_term) in lists {
+            // A merge of the terms' lists, by place.
+            let mut heads = vec![0usize; per_term.len()];
+            loop {
+                let mut place = u32::MAX;
+                for (t, list) in per_term.iter().enumerate() {
+                    if let Some(p) = list.get(heads[t]) {
+                        place = place.min(p.doc);
+                    }
+                }
+                if place == u32::MAX {
+                    break;
+                }
+                tf.clear();
+                let (mut len, mut chars) = (0, 0);
+                for (t, list) in per_term.iter().enumerate() {
+                    if let Some(p) = list.get(heads[t])
+                        && p.doc == place
+                    {
+                        tf.push((t as u16, p.tf));
+                        (len, chars) = (p.len, p.chars);
+                        heads[t] += 1;
+                    }
+                }
+                hits.push((place, scorer.score(len, &tf), chars));
             }
         }
-        hits.extend(indexed);
-        hits.sort_unstable_by_key(|(i, _)| *i);
-        let counts: Vec<bm25::Counts> = hits.iter().map(|(_, c)| c.clone()).collect();
-        let raw = bm25::scores_with(terms, &stats, &counts);
-        Ok(hits
-            .iter()
-            .zip(raw)
-            .map(|((i, _), s)| (*i, s))
-            .filter(|&(_, s)| s > 0.0)
-            .collect())
+        // Sorted runs (the loaded days, then each segment): a stable sort
+        // merges them.
+        hits.sort_by_key(|h| h.0);
+        let mut out = Hits::default();
+        for (place, raw, chars) in hits {
+            if raw > 0.0 {
+                out.places.push(place);
+                out.raw.push(raw);
+                out.chars.push(chars);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// [`Hits::chars`] of a unit not measured yet.
+pub const NO_CHARS: u32 = u32::MAX;
+
+/// The units with a score, by place ascending: their BM25 scores, and the
+/// characters each takes in the context where known without reading it
+/// ([`NO_CHARS`] where not).
+#[derive(Debug, Default, Clone)]
+pub struct Hits {
+    pub places: Vec<u32>,
+    pub raw: Vec<f64>,
+    pub chars: Vec<u32>,
+}
+
+impl Hits {
+    /// The BM25 score of the unit at `place` (0 if it has none).
+    pub fn raw_of(&self, place: usize) -> f64 {
+        self.places
+            .binary_search(&(place as u32))
+            .map_or(0.0, |k| self.raw[k])
     }
 }
 
@@ -595,13 +646,6 @@ impl Units for View {
             item: Item::Message(message),
             source: format!("archive {day}"),
         })
-    }
-
-    fn chars(&self, i: usize) -> Option<usize> {
-        match self.peek(i) {
-            Some(unit) => Some(super::unit_chars(unit)),
-            None => self.chars.borrow().get(&i).copied(),
-        }
     }
 
     fn peek(&self, i: usize) -> Option<&Unit> {

@@ -32,7 +32,7 @@ use crate::config::RecallConfig;
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::Owner;
 use crate::state::State;
-pub use corpus::{Corpus, Item, Unit, Units};
+pub use corpus::{Corpus, Hits, Item, Unit, Units};
 
 /// How much of a neighbour's score a message gets: a question's answer
 /// (or an answer's question) is about the same thing. (LoCoMo dev: 0.5
@@ -215,37 +215,45 @@ pub fn rank(
             counts
         })
         .collect();
-    let raw: Vec<(usize, f64)> = bm25::scores(terms, &counts)
-        .into_iter()
-        .enumerate()
-        .filter(|&(_, s)| s > 0.0)
-        .collect();
-    choose(corpus, &raw, terms, window, skip_id, options).expect("a corpus in memory reads")
+    let mut hits = Hits::default();
+    for (i, s) in bm25::scores(terms, &counts).into_iter().enumerate() {
+        if s > 0.0 {
+            hits.places.push(i as u32);
+            hits.raw.push(s);
+            hits.chars.push(corpus::NO_CHARS);
+        }
+    }
+    choose(corpus, &hits, terms, window, skip_id, options).expect("a corpus in memory reads")
 }
 
 /// Take what the budget allows of `units`, given the BM25 score of every
-/// unit that has one (`raw`, by place, ascending).
+/// unit that has one (`hits`).
 pub fn choose(
     units: &dyn Units,
-    raw: &[(usize, f64)],
+    hits: &Hits,
     terms: &bm25::QueryTerms,
     window: &[Message],
     skip_id: Option<&str>,
     options: &Options,
 ) -> anyhow::Result<Recall> {
-    let raw_of = |i: usize| -> f64 {
-        raw.binary_search_by_key(&i, |&(j, _)| j)
-            .map_or(0.0, |k| raw[k].1)
-    };
+    let raw_of = |i: usize| -> f64 { hits.raw_of(i) };
     let n_messages = units.messages();
-    let score = |i: usize| -> f64 {
-        let mut s = raw_of(i);
+    // The score of hit `k` (at place `hits.places[k]`); its neighbours,
+    // if hits, are the hits beside it.
+    let score = |k: usize| -> f64 {
+        let i = hits.places[k] as usize;
+        let raw_at = |place: usize, k: Option<usize>| -> f64 {
+            k.and_then(|k| hits.places.get(k))
+                .filter(|&&p| p as usize == place)
+                .map_or(0.0, |_| hits.raw[k.expect("found")])
+        };
+        let mut s = hits.raw[k];
         if i < n_messages {
             if i > 0 {
-                s += NEIGHBOUR_SHARE * raw_of(i - 1);
+                s += NEIGHBOUR_SHARE * raw_at(i - 1, k.checked_sub(1));
             }
             if i + 1 < n_messages {
-                s += NEIGHBOUR_SHARE * raw_of(i + 1);
+                s += NEIGHBOUR_SHARE * raw_at(i + 1, Some(k + 1));
             }
             let recency = (i + 1) as f64 / n_messages as f64;
             s *= 1.0 + options.recency_weight * recency;
@@ -268,16 +276,46 @@ pub fn choose(
             Some(Item::Note { .. }) | None => false,
         }
     };
-    let mut candidates: Vec<(usize, f64)> = raw.iter().map(|&(i, _)| (i, score(i))).collect();
-    // Best first; of two equal, the newer.
-    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    let chars_of = |k: usize| -> Option<usize> {
+        match hits.chars[k] {
+            corpus::NO_CHARS => units.peek(hits.places[k] as usize).map(unit_chars),
+            n => Some(n as usize),
+        }
+    };
+    let scores: Vec<f64> = (0..hits.places.len()).map(score).collect();
+    // Best first; of two equal, the newer. Sorted a batch at a time: the
+    // loop below mostly stops long before the last.
+    let better = |a: &u32, b: &u32| {
+        let (a, b) = (*a as usize, *b as usize);
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(hits.places[b].cmp(&hits.places[a]))
+    };
+    let mut order: Vec<u32> = (0..hits.places.len() as u32).collect();
+    let mut sorted = 0;
 
     let mut taken: HashSet<usize> = HashSet::new();
     let mut chosen: Vec<Recalled> = Vec::new();
     let mut considered = Vec::new();
     let mut used = 0;
     let mut passages = 0;
-    for &(i, s) in &candidates {
+    for n in 0..order.len() {
+        if n == sorted {
+            let rest = &mut order[sorted..];
+            let batch = (sorted.max(64)).min(rest.len());
+            if batch < rest.len() {
+                rest.select_nth_unstable_by(batch - 1, better);
+            }
+            rest[..batch].sort_unstable_by(better);
+            sorted += batch;
+        }
+        let k = order[n] as usize;
+        let (i, s) = (hits.places[k] as usize, scores[k]);
+        // Nothing after this can be taken or listed.
+        let full = passages >= options.max_passages || used + MIN_UNIT_CHARS > options.max_chars;
+        if full && considered.len() >= MAX_EXPLAINED {
+            break;
+        }
         let verdict = if s < options.min_score {
             Verdict::BelowFloor
         } else if excluded(i) {
@@ -286,7 +324,7 @@ pub fn choose(
             Verdict::OverPassages
         } else if taken.contains(&i) {
             Verdict::Duplicate
-        } else if used + units.chars(i).unwrap_or(MIN_UNIT_CHARS) > options.max_chars {
+        } else if used + chars_of(k).unwrap_or(MIN_UNIT_CHARS) > options.max_chars {
             // Not even the hit alone fits (known without reading it).
             Verdict::OverChars
         } else {
