@@ -255,6 +255,7 @@ pub fn read(
 
     // Which days a current segment holds.
     let segments = open_segments(state, owner, leave_out)?;
+    let shared = crate::store::filesystem::is_shared(&owner.archive_dir(state));
     let mut from_index: HashMap<NaiveDate, (usize, index::DayEntry)> = HashMap::new();
     for (s, segment) in segments.iter().enumerate() {
         for entry in &segment.days {
@@ -262,8 +263,10 @@ pub fn read(
                 && !log_by_day.contains_key(&entry.day)
                 && !scan_days.contains(&entry.day)
                 && !from_index.contains_key(&entry.day)
-                && index::Identity::current(&state.layout.archive_file(&owner.key, entry.day))?
-                    == Some(entry.archive);
+                && index::Identity::current_in(
+                    &state.layout.archive_file(&owner.key, entry.day),
+                    shared,
+                )? == Some(entry.archive);
             if usable {
                 from_index.insert(entry.day, (s, entry.clone()));
             }

@@ -81,7 +81,13 @@ impl Identity {
     /// The archive at `path` now; `None` when there is none. On a shared
     /// file system the file the name points to on the server.
     pub fn current(path: &Path) -> anyhow::Result<Option<Self>> {
-        if !crate::store::shared::applies_to(path) {
+        Self::current_in(path, crate::store::shared::applies_to(path))
+    }
+
+    /// [`Identity::current`], told whether the folder is on a shared file
+    /// system (asked once for a whole folder of archives).
+    pub fn current_in(path: &Path, shared: bool) -> anyhow::Result<Option<Self>> {
+        if !shared {
             return match std::fs::symlink_metadata(path) {
                 Ok(meta) => Ok(Some(Self::of(&meta))),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),

@@ -299,8 +299,29 @@ pub fn choose(
     let mut considered = Vec::new();
     let mut used = 0;
     let mut passages = 0;
-    for n in 0..order.len() {
+    let mut n = 0;
+    while n < order.len() {
         if n == sorted {
+            if considered.len() >= MAX_EXPLAINED {
+                // Nothing more is listed: only a hit that fits the room
+                // left (which only shrinks) and is over the floor can
+                // change the outcome; the rest need no sorting.
+                let room = options.max_chars.saturating_sub(used);
+                let mut kept = sorted;
+                for r in sorted..order.len() {
+                    let k = order[r] as usize;
+                    if scores[k] >= options.min_score
+                        && chars_of(k).unwrap_or(MIN_UNIT_CHARS) <= room
+                    {
+                        order[kept] = order[r];
+                        kept += 1;
+                    }
+                }
+                order.truncate(kept);
+                if sorted == order.len() {
+                    break;
+                }
+            }
             let rest = &mut order[sorted..];
             let batch = (sorted.max(64)).min(rest.len());
             if batch < rest.len() {
@@ -383,6 +404,7 @@ pub fn choose(
         if verdict == Verdict::BelowFloor && considered.len() >= MAX_EXPLAINED {
             break;
         }
+        n += 1;
     }
     chosen.sort_by(|a, b| {
         a.unit
