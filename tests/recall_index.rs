@@ -524,3 +524,59 @@ fn the_oldest_archive_day_is_searched() {
         "{out:#}"
     );
 }
+
+/// A segment made by another tokenizer version (`tokenize::VERSION`) is
+/// stale like a changed archive: not used, not warned about, and replaced
+/// by the next `maintain`.
+#[test]
+fn a_segment_of_another_tokenizer_version_is_not_used() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    index(&env);
+    let seg = segments(&env, "U1").remove(0);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    // The version (bytes 12..16), and the head's CRC-32 over the header
+    // and its tables (up to the dictionary, bytes 48..56) with the CRC's
+    // own place (92..96) zeroed.
+    let version = u32::from_le_bytes(bytes[12..16].try_into().unwrap());
+    bytes[12..16].copy_from_slice(&(version + 1).to_le_bytes());
+    let head = u64::from_le_bytes(bytes[48..56].try_into().unwrap()) as usize;
+    bytes[92..96].fill(0);
+    let mut crc = flate2::Crc::new();
+    crc.update(&bytes[..head]);
+    bytes[92..96].copy_from_slice(&crc.sum().to_le_bytes());
+    std::fs::write(&seg, &bytes).unwrap();
+
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert_eq!(done.json()["explain"]["recall"]["indexedDays"], 0);
+    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
+    assert!(done.json()["text"].as_str().unwrap().contains("Biscuit"));
+    index(&env);
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(
+        done.json()["explain"]["recall"]["indexedDays"]
+            .as_u64()
+            .unwrap()
+            >= 5
+    );
+}
