@@ -255,7 +255,14 @@ pub fn read(
 
     // Which days a current segment holds.
     let segments = open_segments(state, owner, leave_out)?;
-    let shared = crate::store::filesystem::is_shared(&owner.archive_dir(state));
+    let archive_dir = owner.archive_dir(state);
+    // On a local disk each archive is looked up in its open folder; on a
+    // shared one through the careful path (`store::shared`).
+    let local_dir = if crate::store::filesystem::is_shared(&archive_dir) || segments.is_empty() {
+        None
+    } else {
+        std::fs::File::open(&archive_dir).ok()
+    };
     let mut from_index: HashMap<NaiveDate, (usize, index::DayEntry)> = HashMap::new();
     for (s, segment) in segments.iter().enumerate() {
         for entry in &segment.days {
@@ -263,10 +270,14 @@ pub fn read(
                 && !log_by_day.contains_key(&entry.day)
                 && !scan_days.contains(&entry.day)
                 && !from_index.contains_key(&entry.day)
-                && index::Identity::current_in(
-                    &state.layout.archive_file(&owner.key, entry.day),
-                    shared,
-                )? == Some(entry.archive);
+                && {
+                    let path = state.layout.archive_file(&owner.key, entry.day);
+                    let now = match (&local_dir, path.file_name().and_then(|n| n.to_str())) {
+                        (Some(dir), Some(name)) => index::Identity::current_at(dir, name)?,
+                        _ => index::Identity::current(&path)?,
+                    };
+                    now == Some(entry.archive)
+                };
             if usable {
                 from_index.insert(entry.day, (s, entry.clone()));
             }
@@ -532,9 +543,13 @@ impl View {
         drop(postings);
 
         let scorer = bm25::Scorer::new(terms, &stats);
-        let mut hits: Vec<(u32, f64, u32)> = loaded
+        let mut hits: Vec<Hit> = loaded
             .iter()
-            .map(|(i, c)| (*i as u32, scorer.score(c.len, &c.tf), NO_CHARS))
+            .map(|(i, c)| Hit {
+                place: *i as u32,
+                chars: NO_CHARS,
+                raw: scorer.score(c.len, &c.tf),
+            })
             .collect();
         drop(loaded);
         lists.sort_by_key(|(first, _)| *first);
@@ -563,43 +578,47 @@ impl View {
                         heads[t] += 1;
                     }
                 }
-                hits.push((place, scorer.score(len, &tf), chars));
+                let raw = scorer.score(len, &tf);
+                if raw > 0.0 {
+                    hits.push(Hit { place, chars, raw });
+                }
             }
         }
         // Sorted runs (the loaded days, then each segment): a stable sort
         // merges them.
-        hits.sort_by_key(|h| h.0);
-        let mut out = Hits::default();
-        for (place, raw, chars) in hits {
-            if raw > 0.0 {
-                out.places.push(place);
-                out.raw.push(raw);
-                out.chars.push(chars);
-            }
-        }
-        Ok(out)
+        hits.retain(|h| h.raw > 0.0);
+        hits.sort_by_key(|h| h.place);
+        Ok(Hits { list: hits })
     }
 }
 
-/// [`Hits::chars`] of a unit not measured yet.
+/// [`Hit::chars`] of a unit not measured yet.
 pub const NO_CHARS: u32 = u32::MAX;
 
-/// The units with a score, by place ascending: their BM25 scores, and the
-/// characters each takes in the context where known without reading it
-/// ([`NO_CHARS`] where not).
+/// A unit with a score.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit {
+    /// Its place in the corpus.
+    pub place: u32,
+    /// The characters it takes in the context, where known without
+    /// reading it ([`NO_CHARS`] where not).
+    pub chars: u32,
+    /// Its BM25 score.
+    pub raw: f64,
+}
+
+/// The units with a score, by place ascending.
 #[derive(Debug, Default, Clone)]
 pub struct Hits {
-    pub places: Vec<u32>,
-    pub raw: Vec<f64>,
-    pub chars: Vec<u32>,
+    pub list: Vec<Hit>,
 }
 
 impl Hits {
     /// The BM25 score of the unit at `place` (0 if it has none).
     pub fn raw_of(&self, place: usize) -> f64 {
-        self.places
-            .binary_search(&(place as u32))
-            .map_or(0.0, |k| self.raw[k])
+        self.list
+            .binary_search_by_key(&(place as u32), |h| h.place)
+            .map_or(0.0, |k| self.list[k].raw)
     }
 }
 

@@ -84,6 +84,23 @@ impl Identity {
         Self::current_in(path, crate::store::shared::applies_to(path))
     }
 
+    /// The archive `name` in the open folder `dir` now, on a local file
+    /// system (one lookup, no walk of the whole path); `None` when there is
+    /// none.
+    pub fn current_at(dir: &std::fs::File, name: &str) -> anyhow::Result<Option<Self>> {
+        match rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Ok(Some(Self {
+                size: st.st_size as u64,
+                ino: st.st_ino,
+                mtime_ns: st.st_mtime * 1_000_000_000 + st.st_mtime_nsec as i64,
+            })),
+            Err(rustix::io::Errno::NOENT) => Ok(None),
+            Err(e) => {
+                Err(std::io::Error::from(e)).with_context(|| format!("could not read {name}"))
+            }
+        }
+    }
+
     /// [`Identity::current`], told whether the folder is on a shared file
     /// system (asked once for a whole folder of archives).
     pub fn current_in(path: &Path, shared: bool) -> anyhow::Result<Option<Self>> {

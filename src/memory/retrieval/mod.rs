@@ -218,9 +218,11 @@ pub fn rank(
     let mut hits = Hits::default();
     for (i, s) in bm25::scores(terms, &counts).into_iter().enumerate() {
         if s > 0.0 {
-            hits.places.push(i as u32);
-            hits.raw.push(s);
-            hits.chars.push(corpus::NO_CHARS);
+            hits.list.push(corpus::Hit {
+                place: i as u32,
+                chars: corpus::NO_CHARS,
+                raw: s,
+            });
         }
     }
     choose(corpus, &hits, terms, window, skip_id, options).expect("a corpus in memory reads")
@@ -238,16 +240,17 @@ pub fn choose(
 ) -> anyhow::Result<Recall> {
     let raw_of = |i: usize| -> f64 { hits.raw_of(i) };
     let n_messages = units.messages();
-    // The score of hit `k` (at place `hits.places[k]`); its neighbours,
+    let hits = &hits.list;
+    // The score of hit `k` (at place `hits[k].place`); its neighbours,
     // if hits, are the hits beside it.
     let score = |k: usize| -> f64 {
-        let i = hits.places[k] as usize;
+        let i = hits[k].place as usize;
         let raw_at = |place: usize, k: Option<usize>| -> f64 {
-            k.and_then(|k| hits.places.get(k))
-                .filter(|&&p| p as usize == place)
-                .map_or(0.0, |_| hits.raw[k.expect("found")])
+            k.and_then(|k| hits.get(k))
+                .filter(|h| h.place as usize == place)
+                .map_or(0.0, |h| h.raw)
         };
-        let mut s = hits.raw[k];
+        let mut s = hits[k].raw;
         if i < n_messages {
             if i > 0 {
                 s += NEIGHBOUR_SHARE * raw_at(i - 1, k.checked_sub(1));
@@ -277,21 +280,21 @@ pub fn choose(
         }
     };
     let chars_of = |k: usize| -> Option<usize> {
-        match hits.chars[k] {
-            corpus::NO_CHARS => units.peek(hits.places[k] as usize).map(unit_chars),
+        match hits[k].chars {
+            corpus::NO_CHARS => units.peek(hits[k].place as usize).map(unit_chars),
             n => Some(n as usize),
         }
     };
-    let scores: Vec<f64> = (0..hits.places.len()).map(score).collect();
+    let scores: Vec<f64> = (0..hits.len()).map(score).collect();
     // Best first; of two equal, the newer. Sorted a batch at a time: the
     // loop below mostly stops long before the last.
     let better = |a: &u32, b: &u32| {
         let (a, b) = (*a as usize, *b as usize);
         scores[b]
             .total_cmp(&scores[a])
-            .then(hits.places[b].cmp(&hits.places[a]))
+            .then(hits[b].place.cmp(&hits[a].place))
     };
-    let mut order: Vec<u32> = (0..hits.places.len() as u32).collect();
+    let mut order: Vec<u32> = (0..hits.len() as u32).collect();
     let mut sorted = 0;
 
     let mut taken: HashSet<usize> = HashSet::new();
@@ -331,7 +334,7 @@ pub fn choose(
             sorted += batch;
         }
         let k = order[n] as usize;
-        let (i, s) = (hits.places[k] as usize, scores[k]);
+        let (i, s) = (hits[k].place as usize, scores[k]);
         // Nothing after this can be taken or listed.
         let full = passages >= options.max_passages || used + MIN_UNIT_CHARS > options.max_chars;
         if full && considered.len() >= MAX_EXPLAINED {
