@@ -694,7 +694,7 @@ pub enum SessionCommand {
         #[arg(long, value_enum)]
         format: Option<ExportFormat>,
     },
-    /// Rebuild ltm/index.json, and the record of who wrote in which group, from the files
+    /// Rebuild ltm/index.json, the record of who wrote in which group, and the recall index, from the files
     #[command(after_help = "Examples:\n  claude-session --channel slack session reindex")]
     Reindex,
 }
@@ -851,6 +851,8 @@ pub enum Task {
     Daily,
     /// Write the weekly summaries due
     Weekly,
+    /// Build the recall index of the past archive days not in a current one
+    Index,
     /// Remove empty folders, stale temporary files and old in-chat exports
     Prune,
 }
@@ -865,6 +867,7 @@ impl Task {
             Task::Compact => "compact",
             Task::Daily => "daily",
             Task::Weekly => "weekly",
+            Task::Index => "index",
             Task::Prune => "prune",
         }
     }

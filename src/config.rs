@@ -48,9 +48,6 @@ pub struct RecallConfig {
     pub recency_weight: f64,
     /// Turns taken on each side of a hit (its question, its answer).
     pub neighbours: u32,
-    /// Archived messages searched at most, the newest (0: all): without
-    /// an index each ask reads what it searches.
-    pub max_archived_messages: u32,
 }
 
 impl Default for RecallConfig {
@@ -62,7 +59,6 @@ impl Default for RecallConfig {
             min_score: 3.0,
             recency_weight: 0.05,
             neighbours: 1,
-            max_archived_messages: 20_000,
         }
     }
 }

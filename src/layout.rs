@@ -507,6 +507,19 @@ impl Layout {
         file_name.starts_with("broker-") && file_name.ends_with(".log")
     }
 
+    /// Every owner's recall index (derived data: rebuilt from the
+    /// archives whenever missing), one folder each; the seed never looks
+    /// here.
+    pub fn recall_index_root(&self) -> PathBuf {
+        self.sessions.join(".recall")
+    }
+
+    /// One owner's recall index segments
+    /// (`memory::retrieval::index`).
+    pub fn recall_index_dir(&self, user: &UserId) -> PathBuf {
+        self.recall_index_root().join(user.as_str())
+    }
+
     /// Every person's in-chat exports, one folder each.
     pub fn exports_root(&self) -> PathBuf {
         self.sessions.join("exports")
@@ -622,6 +635,8 @@ impl Layout {
             self.exports_dir(user),
             self.memberships_root(),
             self.memberships_dir(user),
+            self.recall_index_root(),
+            self.recall_index_dir(user),
             self.ltm_dir(),
             self.profiles_dir(),
             self.sessions.join(".journal"),

@@ -12,6 +12,7 @@
 mod common;
 
 mod append;
+mod architecture;
 mod ask;
 mod auto_recall;
 mod bad_input;
@@ -34,6 +35,7 @@ mod real_isolation;
 mod real_mentions;
 mod real_stream;
 mod recall;
+mod recall_index;
 mod search;
 mod seed_compat;
 mod session;

@@ -13,13 +13,14 @@ use crate::common::{
 };
 use serde_json::{Value, json};
 
-const TASKS: [&str; 7] = [
+const TASKS: [&str; 8] = [
     "migrate",
     "stm-expiry",
     "log-rotation",
     "compact",
     "daily",
     "weekly",
+    "index",
     "prune",
 ];
 
@@ -797,6 +798,13 @@ fn dry_run_lists_every_action_and_changes_nothing() {
     // weekly: 2026-W12 with all its dailies.
     env.import("WK", &[line("2026-03-17T10:00:00Z", "user", "tuesday")]);
     write_daily(&env, "WK", "2026-03-17", "Tuesday");
+    // index: an archive day not in the recall index.
+    write_file(
+        &env.archive_dir("ARC").join("messages-2026-03-12.jsonl.gz"),
+        &crate::common::gzip(
+            format!("{}\n", line("2026-03-12T10:00:00Z", "user", "archived")).as_bytes(),
+        ),
+    );
     // migrate: a group as the previous version wrote it (stm/GRP, not stm/#GRP).
     env.write_messages_raw(
         "GRP",
@@ -850,6 +858,7 @@ fn dry_run_lists_every_action_and_changes_nothing() {
     has("prune", &["U9"]);
     has("prune", &[".x.tmp"]);
     has("migrate", &["GRP"]);
+    has("index", &["ARC", "1 archive day"]);
     for name in TASKS {
         assert!(
             task(&report, name)["done"].as_u64().unwrap() >= 1,

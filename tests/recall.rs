@@ -545,18 +545,6 @@ fn search_memory_ranks_a_question_best_first() {
         "{text}"
     );
     fam.finish();
-
-    // recall.maxArchivedMessages bounds what a call reads, as for
-    // auto-recall: the newest archive day only, and the result says so.
-    env.write_config(r#"{"recall": {"maxArchivedMessages": 3}}"#);
-    let mut alice = Server::initialized(&env, &["--user", "alice"]);
-    let text = alice.search("what did I say about my sister's dog?");
-    assert!(!text.contains("Pepper"), "{text}");
-    assert!(
-        text.contains("(1 older archive day(s) not searched)"),
-        "{text}"
-    );
-    alice.finish();
 }
 
 #[test]

@@ -55,7 +55,8 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
                 recall: parts.recall.as_ref().map(|r| RecallExplained {
                     terms: &r.terms,
                     searched: r.searched,
-                    skipped_days: r.skipped_days,
+                    indexed_days: r.indexed_days,
+                    scanned_days: r.scanned_days,
                     considered: &r.considered,
                 }),
             }),
@@ -174,10 +175,10 @@ fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
          recall.maxPassages {}\n{}",
         recall.terms,
         recall.searched,
-        if recall.skipped_days > 0 {
+        if recall.indexed_days + recall.scanned_days > 0 {
             format!(
-                " ({} older archive day(s) not searched: recall.maxArchivedMessages)",
-                recall.skipped_days
+                " ({} archive day(s) from the recall index, {} read whole)",
+                recall.indexed_days, recall.scanned_days
             )
         } else {
             String::new()
@@ -301,7 +302,8 @@ struct Explained<'a> {
 struct RecallExplained<'a> {
     terms: &'a [String],
     searched: usize,
-    skipped_days: usize,
+    indexed_days: usize,
+    scanned_days: usize,
     considered: &'a [retrieval::Considered],
 }
 

@@ -228,7 +228,6 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
         // Every line with a word of the query is a hit; the limit cuts.
         min_score: 0.0,
         // Everything stored: the operator asked for it.
-        max_archived: 0,
         ..retrieval::Options::from_config(&state.config.recall)
     };
     // `--user`: the person's own memory, and their lines in groups.

@@ -26,7 +26,8 @@ use serde::Serialize;
 
 use crate::layout::UserId;
 use crate::memory::message::Message;
-use crate::memory::retrieval::{self, Item, Recalled};
+use crate::memory::retrieval::{self, Recalled};
+use crate::memory::transcript::{format_message, split_lines};
 use crate::memory::{owners, stm};
 use crate::state::State;
 
@@ -281,7 +282,7 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
         let lines: Vec<String> = parts
             .recalled
             .iter()
-            .map(|r| format_unit(&r.unit.item))
+            .map(|r| r.unit.item.transcript_line())
             .collect();
         let mut keep = vec![true; lines.len()];
         let mut used: usize = lines.iter().map(|l| l.chars().count() + 1).sum();
@@ -326,62 +327,12 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
     out
 }
 
-/// A recalled unit: a message as [`format_message`] writes it, or a line
-/// of a summary, `[YYYY-MM-DD] Daily summary: text`.
-pub fn format_unit(item: &Item) -> String {
-    match item {
-        Item::Message(message) => format_message(message),
-        Item::Note { ts, label, text } => {
-            let mut lines = split_lines(text);
-            let first = lines.next().unwrap_or_default();
-            let mut out = format!("[{}] {label}: {first}", ts.format("%Y-%m-%d"));
-            for line in lines {
-                out.push_str("\n  ");
-                out.push_str(line);
-            }
-            out
-        }
-    }
-}
-
-/// `[YYYY-MM-DD HH:MM] Role: text`, continuation lines indented. In a
-/// group conversation a user line names its sender: `Alice (U123): text`.
-pub fn format_message(message: &Message) -> String {
-    let stamp = message.ts.format("%Y-%m-%d %H:%M");
-    let mut lines = split_lines(&message.text);
-    let first = lines.next().unwrap_or_default();
-    let speaker = match (message.sender(), message.user_name.as_deref()) {
-        (Some(id), Some(name)) => format!("{} ({})", one_line(name), one_line(id)),
-        (Some(id), None) => format!("{} ({})", message.role.label(), one_line(id)),
-        _ => message.role.label().to_owned(),
-    };
-    let mut out = format!("[{stamp}] {speaker}: {first}");
-    for line in lines {
-        out.push_str("\n  ");
-        out.push_str(line);
-    }
-    out
-}
-
-/// A name on one line, so it cannot break the turn format either.
-fn one_line(text: &str) -> String {
-    split_lines(text).collect::<Vec<_>>().join(" ")
-}
-
 /// Indent every line of a profile or summary so none can start a section.
 fn indent_body(body: &str) -> String {
     split_lines(body)
         .map(|l| format!("  {l}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Lines, breaking on every character a reader could take as a line break;
-/// `\r\n` (as Windows clients and some platforms send) is one break.
-fn split_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .flat_map(|line| line.split(['\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}']))
 }
 
 /// Cut `text` to at most `max` characters, the last ones being a marker

@@ -92,6 +92,12 @@ pub fn migrate(state: &State, key: &ConversationKey) -> anyhow::Result<bool> {
         &layout.summaries_dir(&memory),
         fsync,
     )?;
+    // Derived, but kept: the archives keep their identity when moved.
+    moved |= move_entry(
+        &layout.recall_index_dir(&legacy),
+        &layout.recall_index_dir(&memory),
+        fsync,
+    )?;
     moved |= move_entry(
         &layout.compaction_journal_file(&legacy),
         &layout.compaction_journal_file(&memory),

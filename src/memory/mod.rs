@@ -6,7 +6,8 @@
 //! memory a folder is (`owners`, `people`), search and recall (`search`,
 //! `recall`, and ranked auto-recall: `retrieval`), everything of one user at once (`user_data`: stats, erase,
 //! export), the move out of the old layout (`migration`), log rotation and
-//! pruning (`housekeeping`), and the prompts (`prompts`).
+//! pruning (`housekeeping`), the prompts (`prompts`), and the one line
+//! format every prompt shows stored messages in (`transcript`).
 //!
 //! Uses `layout` for every path, `store` for the bytes on disk and
 //! `claude` for LLM calls; prints nothing to stdout.
@@ -28,4 +29,5 @@ pub mod retrieval;
 pub mod search;
 pub mod stm;
 pub mod summaries;
+pub mod transcript;
 pub mod user_data;

@@ -13,12 +13,12 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::error::usage;
 use crate::layout::UserId;
-use crate::memory::context::format_message;
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::{self, Owner};
 use crate::memory::retrieval;
 use crate::memory::search::{self, Hit, Kind, Query};
 use crate::memory::stm;
+use crate::memory::transcript::format_message;
 use crate::state::State;
 use crate::store::archive;
 
@@ -96,8 +96,7 @@ pub fn readable_paths(state: &State, person: &UserId, key: &UserId) -> Vec<std::
 /// I say about my sister's dog"), so the query's words are ranked as
 /// `ask`'s recall ranks them ([`retrieval::search`]), over the same
 /// memory (the scope's owner: messages, archives, daily and weekly
-/// summaries; the newest `recall.maxArchivedMessages` archived messages,
-/// as auto-recall reads). The recent window is not left out: this is a search, and
+/// summaries). The recent window is not left out: this is a search, and
 /// a hit already in the context only confirms it. A query with nothing to
 /// rank (punctuation, a part of a word) or no ranked hit is looked for as
 /// a phrase, then as any of its words, newest first, as before.
@@ -129,9 +128,6 @@ pub fn search_memory(
         // Any hit with a word of the query: the model asked, the limit
         // bounds the answer.
         min_score: 0.0,
-        // The archive days auto-recall reads (`recall.maxArchivedMessages`,
-        // the newest; 0: all): without an index a tool call reads what it
-        // ranks (BENCHMARKS.md, Ranked search).
         ..retrieval::Options::from_config(&state.config.recall)
     };
     let in_range = |unit: &retrieval::Unit| {
@@ -154,12 +150,6 @@ pub fn search_memory(
             text.push_str(&format!(
                 "\n({} less relevant match(es) not shown; use other words, or narrow with since/until)",
                 ranked.more
-            ));
-        }
-        if ranked.skipped_days > 0 {
-            text.push_str(&format!(
-                "\n({} older archive day(s) not searched)",
-                ranked.skipped_days
             ));
         }
         return Ok(text);

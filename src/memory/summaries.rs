@@ -13,8 +13,8 @@ use chrono::{DateTime, Datelike as _, Duration, NaiveDate, Timelike as _, Utc, W
 use crate::claude::{Claude, Reply, SystemPromptMode};
 use crate::config::Config;
 use crate::layout::{Layout, UserId};
-use crate::memory::context::format_message;
 use crate::memory::message::{Message, format_ts};
+use crate::memory::transcript::format_message;
 use crate::memory::{ledger, prompts, stm};
 use crate::state::State;
 use crate::store::archive;

@@ -77,10 +77,16 @@ pub struct ArchiveLines {
 
 /// Every line of every readable member, in order. Missing file: empty.
 pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
-    let mut out = ArchiveLines::default();
     let Some(bytes) = read_optional(path)? else {
-        return Ok(out);
+        return Ok(ArchiveLines::default());
     };
+    Ok(lines_of(&bytes, path))
+}
+
+/// Every line of every readable member of an archive's bytes (read from
+/// `path`, named in what is reported as damage).
+pub fn lines_of(bytes: &[u8], path: &Path) -> ArchiveLines {
+    let mut out = ArchiveLines::default();
     let mut offset = 0;
     while offset < bytes.len() {
         let mut rest = &bytes[offset..];
@@ -101,7 +107,7 @@ pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
                 // Decode the damaged member again on its own, up to where the
                 // next member starts: run into that member's bytes, the
                 // decoder fails earlier and loses more of the readable part.
-                let next = find_member_start(&bytes, offset + 1);
+                let next = find_member_start(bytes, offset + 1);
                 let mut alone = &bytes[offset..next.unwrap_or(bytes.len())];
                 decoded.clear();
                 let _ = decode_member(&mut alone, &mut decoded);
@@ -120,7 +126,7 @@ pub fn read_lines(path: &Path) -> anyhow::Result<ArchiveLines> {
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// Decode one member in small steps: what a step decoded before damage is

@@ -225,7 +225,11 @@ fn reindex_rebuilds_the_index_from_profiles_and_topics() {
 
     std::fs::remove_file(index_path(&env)).unwrap();
     let v = env.run(["--json", "session", "reindex"]).succeeds().json();
-    assert_eq!(v, json!({"entries": 4, "memberships": 0}));
+    assert_eq!(
+        v,
+        json!({"entries": 4, "memberships": 0, "recallSegments": 0, "recallDays": 0,
+               "recallMessages": 0, "recallDamaged": 0})
+    );
     assert_eq!(sorted(index_entries(&env)), before);
 }
 

@@ -29,6 +29,11 @@ mounts of one GlusterFS volume (each mount stands for one broker host).
    (every one exits 0); each 50 rounds. Then a third mount is unmounted
    (`umount -l`) under a state dir: every command through it exits 3,
    nothing is created in the empty mount point, nothing reaches the volume.
+5. Recall with an index (issue 24): past archive days indexed through
+   mount 1; then through mount 1 an old day's archive grows (a new gzip
+   member, renamed over it as compaction does) and a line is appended to
+   the live log; at once, `context -- "question"` through mount 2 recalls
+   both, and the days unchanged come from the index.
 """
 
 import argparse
@@ -687,6 +692,61 @@ def a_vanished_mount_fails_loudly(args):
     check(texts == ["before"], f"nothing reached the volume after the unmount ({texts})")
 
 
+def recall_through_the_other_mount_sees_fresh_messages(args, rounds=5):
+    """The recall index never hides what another host wrote a moment ago."""
+    env = dict(os.environ)
+    env.pop("FAKE_CLAUDE_LOG", None)
+    failures = []
+    for r in range(rounds):
+        state = f"recall-{r}"
+        subprocess.run([args.bin, "init", f"{args.m1}/{state}"], check=True, capture_output=True,
+                       timeout=120, env=env)
+        archive = f"{args.m1}/{state}/sessions/archive/R1"
+        os.makedirs(archive, mode=0o700, exist_ok=True)
+        for day in range(1, 4):
+            lines = "".join(json.dumps({
+                "ts": f"2026-02-0{day}T10:{k:02d}:00.000Z", "role": "user",
+                "text": f"small talk {day} {k} about the weather"}) + "\n" for k in range(30))
+            with open(f"{archive}/messages-2026-02-0{day}.jsonl.gz", "wb") as f:
+                f.write(gzip.compress(lines.encode()))
+        subprocess.run([args.bin, "--state-dir", f"{args.m1}/{state}", "-q", "maintain", "--only",
+                        "index"], check=True, capture_output=True, timeout=120, env=env)
+        # Another host's compaction: a member added, the archive renamed over.
+        path = f"{archive}/messages-2026-02-02.jsonl.gz"
+        with open(path, "rb") as f:
+            old = f.read()
+        late = json.dumps({"ts": "2026-02-02T23:00:00.000Z", "role": "user",
+                           "text": f"my parrot Kiwi{r} eats sunflower seeds", "msgId": "late"})
+        with open(path + ".tmp", "wb") as f:
+            f.write(old + gzip.compress((late + "\n").encode()))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(path + ".tmp", path)
+        subprocess.run([args.bin, "--state-dir", f"{args.m1}/{state}", "append", "--user", "R1",
+                        "--msg-id", "fresh", "--", f"my cousin Theo{r} moved to Reykjavik"],
+                       check=True, capture_output=True, timeout=120, env=env)
+        found = {}
+        for key, question in (("late", f"what does Kiwi{r} the parrot eat?"),
+                              ("fresh", f"where did Theo{r} move?")):
+            out = subprocess.run([args.bin, "--state-dir", f"{args.m2}/{state}", "--json",
+                                  "context", "--user", "R1", "--window", "0", "--explain", "--",
+                                  question], capture_output=True, text=True, timeout=120,
+                                 env=env)
+            try:
+                data = json.loads(out.stdout)
+                found[key] = ([m.get("msgId") for m in data["recalled"]],
+                              data["explain"]["recall"]["indexedDays"])
+            except (ValueError, KeyError) as e:
+                found[key] = (f"exit {out.returncode}: {out.stderr.strip()[:160]} {e}", 0)
+        ok = ("late" in found["late"][0] and "fresh" in found["fresh"][0]
+              and found["late"][1] >= 2)
+        if not ok:
+            failures.append(f"round {r}: {found}")
+    check(not failures, f"recall through mount 2 finds an archive grown and a line appended "
+          f"through mount 1 a moment ago, with an index, {rounds} rounds ({len(failures)} failed"
+          + (f"; first: {failures[0]}" if failures else "") + ")")
+
+
 def run_issue_25_checks(args):
     print(f"two hosts at once ({args.two_host_rounds} rounds each), and a vanished mount:",
           flush=True)
@@ -694,6 +754,7 @@ def run_issue_25_checks(args):
                    timeout=120)
     two_hosts_answer_one_message(args, args.two_host_rounds)
     two_hosts_write_a_fresh_state_dir(args, args.two_host_rounds)
+    recall_through_the_other_mount_sees_fresh_messages(args)
     a_vanished_mount_fails_loudly(args)
 
 

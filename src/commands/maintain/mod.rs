@@ -185,6 +185,7 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
             Task::Compact => compact(state, args, &llm, &mut report),
             Task::Daily => daily(state, args, now, &llm, &mut report),
             Task::Weekly => weekly(state, args, now, &llm, &mut report),
+            Task::Index => recall_index(state, args, now, &mut report),
             Task::Prune => prune(state, args, now, &mut report),
         };
         if let Err(e) = result {
@@ -468,6 +469,64 @@ fn migrate(state: &State, args: &MaintainArgs, report: &mut TaskReport) -> anyho
         report.actions.push(format!(
             "moved conversation {key} to its own folders (#{key})"
         ));
+    }
+    Ok(())
+}
+
+/// Every owner's past archive days into current recall index segments
+/// (`memory::retrieval::indexing`); an owner left without archives loses
+/// its index.
+fn recall_index(
+    state: &State,
+    args: &MaintainArgs,
+    now: DateTime<Utc>,
+    report: &mut TaskReport,
+) -> anyhow::Result<()> {
+    use crate::memory::retrieval::indexing;
+    let today = now.date_naive();
+    let owners = indexing::owners(state)?;
+    let mut due = Vec::new();
+    for key in owners {
+        match indexing::days_to_index(state, &key, today) {
+            Ok(0) => {
+                if !args.dry_run {
+                    match indexing::drop_orphan(state, &key) {
+                        Ok(true) => {
+                            report.done += 1;
+                            report
+                                .actions
+                                .push(format!("removed the recall index of {key} (no archives)"));
+                        }
+                        Ok(false) => {}
+                        Err(e) => report.error(&key, &e),
+                    }
+                }
+            }
+            Ok(days) => due.push((key, days)),
+            Err(e) => report.error(&key, &e),
+        }
+    }
+    if args.dry_run {
+        for (key, days) in &due {
+            report.done += 1;
+            report
+                .actions
+                .push(format!("would index {days} archive day(s) of {key}"));
+        }
+        return Ok(());
+    }
+    let progress = Progress::new("index", due.iter().map(|(_, d)| d).sum());
+    for (key, _) in due {
+        match indexing::update(state, &key, today, false, &mut |_| progress.step()) {
+            Ok(updated) => {
+                report.done += 1;
+                report.actions.push(format!(
+                    "indexed {} archive day(s) of {key} ({} message(s), {} segment(s))",
+                    updated.days, updated.docs, updated.segments
+                ));
+            }
+            Err(e) => report.error(&key, &e),
+        }
     }
     Ok(())
 }

@@ -80,25 +80,64 @@ struct Forgotten<'a> {
 }
 
 pub(super) fn reindex(state: &State, output: Output) -> anyhow::Result<()> {
+    use crate::memory::retrieval::indexing;
     let entries = ltm::reindex(state)?;
     let memberships = user_data::rebuild_memberships(state)?;
+    // The recall index, every segment rebuilt (past days; today's archive
+    // is read whole by recall anyway).
+    let today = chrono::Utc::now().date_naive();
+    let owners = indexing::owners(state)?;
+    let mut days = Vec::new();
+    for key in &owners {
+        days.push(crate::memory::summaries::archive_days_in(&state.layout.archive_dir(key))?.len());
+    }
+    let progress = crate::progress::Progress::new("recall index", days.iter().sum());
+    let mut recall = indexing::Updated::default();
+    for key in &owners {
+        if indexing::drop_orphan(state, key)? {
+            continue;
+        }
+        let updated = indexing::update(state, key, today, true, &mut |_| progress.step())?;
+        recall.segments += updated.segments;
+        recall.days += updated.days;
+        recall.docs += updated.docs;
+        recall.damaged += updated.damaged;
+    }
     if output.json {
         return print_json(&Reindexed {
             entries,
             memberships,
+            recall_segments: recall.segments,
+            recall_days: recall.days,
+            recall_messages: recall.docs,
+            recall_damaged: recall.damaged,
         });
     }
     print_text(&format!(
-        "rebuilt {} with {entries} entries; {memberships} group membership(s) recorded",
+        "rebuilt {} with {entries} entries; {memberships} group membership(s) recorded; \
+         recall index: {} archive day(s), {} message(s) in {} segment(s){}",
         state.layout.index_file().display(),
+        recall.days,
+        recall.docs,
+        recall.segments,
+        if recall.damaged > 0 {
+            format!(", {} damaged segment(s) replaced", recall.damaged)
+        } else {
+            String::new()
+        }
     ))
 }
 
 /// `session reindex --json`.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Reindexed {
     entries: usize,
     memberships: usize,
+    recall_segments: usize,
+    recall_days: usize,
+    recall_messages: usize,
+    recall_damaged: usize,
 }
 
 /// A topic note that is not there: exit 9, as for an id with nothing stored.

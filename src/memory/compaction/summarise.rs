@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 use super::plan::{Plan, senders};
 use crate::claude::{Claude, Reply, Request, SystemPromptMode};
 use crate::layout::UserId;
-use crate::memory::context::format_message;
 use crate::memory::ltm::ProfileFacts;
 use crate::memory::message::format_ts;
 use crate::memory::prompts;
+use crate::memory::transcript::format_message;
 use crate::state::State;
 use crate::store::frontmatter::Document;
 

@@ -75,39 +75,82 @@ pub fn count(tokenizer: &Tokenizer, query: &QueryTerms, text: &str) -> Counts {
     counts
 }
 
+/// What BM25 needs of the whole collection: how many documents, their
+/// total length, and how many hold each query term.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub docs: usize,
+    pub total_len: u64,
+    pub df: Vec<u32>,
+}
+
 /// The score of every document for the query (0 for one without any of
 /// its terms).
 pub fn scores(query: &QueryTerms, docs: &[Counts]) -> Vec<f64> {
-    let n = docs.len() as f64;
-    if docs.is_empty() {
-        return Vec::new();
-    }
-    let avg_len = (docs.iter().map(|d| d.len as f64).sum::<f64>() / n).max(1.0);
-    let mut df = vec![0u32; query.terms.len()];
+    let mut stats = Stats {
+        docs: docs.len(),
+        total_len: docs.iter().map(|d| u64::from(d.len)).sum(),
+        df: vec![0; query.terms.len()],
+    };
     for doc in docs {
         for &(t, _) in &doc.tf {
-            df[t as usize] += 1;
+            stats.df[t as usize] += 1;
         }
     }
-    let idf: Vec<f64> = df
-        .iter()
-        .map(|&df| {
-            let df = df as f64;
-            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-        })
-        .collect();
+    scores_with(query, &stats, docs)
+}
+
+/// The score of each of `docs` (some documents of a collection, which
+/// `stats` describes whole).
+pub fn scores_with(query: &QueryTerms, stats: &Stats, docs: &[Counts]) -> Vec<f64> {
+    let scorer = Scorer::new(query, stats);
     docs.iter()
-        .map(|doc| {
-            let norm = K1 * (1.0 - B + B * doc.len as f64 / avg_len);
-            doc.tf
-                .iter()
-                .map(|&(t, tf)| {
-                    let tf = tf as f64;
-                    query.weights[t as usize] * idf[t as usize] * tf * (K1 + 1.0) / (tf + norm)
-                })
-                .sum()
-        })
+        .map(|doc| scorer.score(doc.len, &doc.tf))
         .collect()
+}
+
+/// BM25 of one collection for one query: what scores a document.
+pub struct Scorer<'a> {
+    query: &'a QueryTerms,
+    idf: Vec<f64>,
+    avg_len: f64,
+}
+
+impl<'a> Scorer<'a> {
+    pub fn new(query: &'a QueryTerms, stats: &Stats) -> Self {
+        let n = stats.docs as f64;
+        let avg_len = if stats.docs == 0 {
+            1.0
+        } else {
+            (stats.total_len as f64 / n).max(1.0)
+        };
+        let idf = stats
+            .df
+            .iter()
+            .map(|&df| {
+                let df = df as f64;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        Self {
+            query,
+            idf,
+            avg_len,
+        }
+    }
+
+    /// The score of a document of `len` terms with these counts of query
+    /// terms (by their number; summed in the order given).
+    pub fn score(&self, len: u32, tf: &[(u16, u16)]) -> f64 {
+        let norm = K1 * (1.0 - B + B * len as f64 / self.avg_len);
+        tf.iter()
+            .map(|&(t, tf)| {
+                let tf = tf as f64;
+                self.query.weights[t as usize] * self.idf[t as usize] * tf * (K1 + 1.0)
+                    / (tf + norm)
+            })
+            .sum()
+    }
 }
 
 #[cfg(test)]

@@ -1,15 +1,29 @@
-//! What recall searches: every message of one owner (archives, oldest day
-//! first, then the live log, read fresh) and the daily and weekly
+//! What recall searches: every message of one owner (every archive day,
+//! oldest first, and the live log, read fresh) and the daily and weekly
 //! summaries, each line of a summary its own unit. The rolling summary
 //! and the sender's profile are already whole in the context.
+//!
+//! An archive day whose recall index segment is current
+//! ([`super::index`]) is not read: its docs are counted, scored from
+//! their postings, and read from the segment only when chosen. Every
+//! other day, and the live log, is read whole. Both give the same units
+//! in the same order, so recall ranks the same with or without an index.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::rc::Rc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::bm25;
+use super::index::{self, Segment};
+use super::tokenize::{self, Tokenizer};
 
 use crate::layout::Layout;
 use crate::memory::message::Message;
 use crate::memory::owners::Owner;
+use crate::memory::transcript;
 use crate::memory::{ltm, stm, summaries};
 use crate::state::State;
 use crate::store::archive;
@@ -42,6 +56,14 @@ impl Item {
             Item::Note { text, .. } => text,
         }
     }
+
+    /// How it reads in the context ([`crate::memory::transcript`]).
+    pub fn transcript_line(&self) -> String {
+        match self {
+            Item::Message(m) => transcript::format_message(m),
+            Item::Note { ts, label, text } => transcript::format_note(*ts, label, text),
+        }
+    }
 }
 
 /// A unit and where it is stored: `log`, `archive YYYY-MM-DD`, `daily
@@ -52,47 +74,307 @@ pub struct Unit {
     pub source: String,
 }
 
-/// The owner's messages in time order (then the summaries' lines).
+/// The owner's messages in time order, then the summaries' lines, all in
+/// memory: what [`super::rank`] takes (tests, and a caller that has
+/// its units already).
 /// Messages come first and are consecutive, so a message's neighbours are
 /// the units beside it; `messages` says how many there are.
 pub struct Corpus {
     pub units: Vec<Unit>,
     pub messages: usize,
-    /// Archive days left unread by `recall.maxArchivedMessages`.
-    pub skipped_days: usize,
 }
 
-/// With `max_archived` (config `recall.maxArchivedMessages`, 0: all),
-/// archive days are read newest first until that many messages are held:
-/// without an index, every ask reads what it searches (BENCHMARKS.md,
-/// Auto-recall, Scale). The live log is always read whole.
-pub fn read(state: &State, owner: &Owner, max_archived: usize) -> anyhow::Result<Corpus> {
+/// Units by their place in the corpus: what ranking reads, some of them
+/// loaded only when asked for.
+pub trait Units {
+    /// Units in all (messages, then notes).
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Messages: units `0..messages()`.
+    fn messages(&self) -> usize;
+    /// The unit at `i`, read from an index segment if not in memory.
+    fn unit(&self, i: usize) -> anyhow::Result<Unit>;
+    /// The unit at `i` if it is in memory; `None` for one still in a
+    /// segment: an archive day that holds neither a message of the
+    /// recent window nor the one being answered (those days are read
+    /// whole), so the window check needs no read.
+    fn peek(&self, i: usize) -> Option<&Unit>;
+}
+
+impl Units for Corpus {
+    fn len(&self) -> usize {
+        self.units.len()
+    }
+    fn messages(&self) -> usize {
+        self.messages
+    }
+    fn unit(&self, i: usize) -> anyhow::Result<Unit> {
+        Ok(self.units[i].clone())
+    }
+    fn peek(&self, i: usize) -> Option<&Unit> {
+        self.units.get(i)
+    }
+}
+
+/// Consecutive messages of the corpus.
+enum Part {
+    /// Read whole: an archive day without a current segment (with the
+    /// live log's messages of that day), or every day at once.
+    Loaded { start: usize, units: Vec<Unit> },
+    /// One archive day, left in its segment.
+    Indexed {
+        start: usize,
+        segment: usize,
+        doc_start: u32,
+        count: u32,
+        len_sum: u64,
+        day: NaiveDate,
+    },
+}
+
+impl Part {
+    fn start(&self) -> usize {
+        match self {
+            Part::Loaded { start, .. } | Part::Indexed { start, .. } => *start,
+        }
+    }
+}
+
+/// The stored lines of one block of a segment.
+type Lines = Vec<Vec<u8>>;
+
+/// One owner's memory as recall reads it.
+pub struct View {
+    parts: Vec<Part>,
+    notes: Vec<Unit>,
+    messages: usize,
+    segments: Vec<Segment>,
+    /// Archive days scored from the index, and read whole.
+    pub indexed_days: usize,
+    pub scanned_days: usize,
+    /// Stored blocks already inflated, by segment and block.
+    blocks: RefCell<HashMap<(usize, u32), Rc<Lines>>>,
+}
+
+/// The live log's messages and an archive day's, in time order: the
+/// archive's lines in their order, then the log's lines the archive does
+/// not hold (a compaction between the two reads puts lines in both),
+/// sorted by time (a stable sort: equal times keep that order).
+fn merge_day(archived: Vec<Message>, log: Vec<Message>, source: &str) -> Vec<Unit> {
+    let held: HashSet<(DateTime<Utc>, &str)> =
+        archived.iter().map(|m| (m.ts, m.text.as_str())).collect();
+    let log: Vec<Message> = log
+        .into_iter()
+        .filter(|m| !held.contains(&(m.ts, m.text.as_str())))
+        .collect();
+    let mut units: Vec<Unit> = archived
+        .into_iter()
+        .map(|m| Unit {
+            item: Item::Message(m),
+            source: source.to_owned(),
+        })
+        .chain(log.into_iter().map(|m| Unit {
+            item: Item::Message(m),
+            source: "log".to_owned(),
+        }))
+        .collect();
+    units.sort_by_key(|u| u.item.ts());
+    units
+}
+
+fn archived_messages(state: &State, owner: &Owner, day: NaiveDate) -> anyhow::Result<Vec<Message>> {
+    let path = state.layout.archive_file(&owner.key, day);
+    let read = archive::read_lines(&path)?;
+    for damage in &read.damage {
+        crate::diag::warn(format!(
+            "{}: {damage}; recalled from what could be read",
+            path.display()
+        ));
+    }
+    Ok(read
+        .lines
+        .iter()
+        .filter_map(|line| Message::parse(line).ok())
+        .collect())
+}
+
+/// The segments of `owner`'s index, by file name; a damaged one is
+/// warned about and left out (its days are read whole), one of another
+/// tokenizer version left out silently (stale, like a changed archive).
+pub fn open_segments(
+    state: &State,
+    owner: &Owner,
+    leave_out: &HashSet<PathBuf>,
+) -> anyhow::Result<Vec<Segment>> {
+    let dir = state.layout.recall_index_dir(&owner.key);
+    let mut segments = Vec::new();
+    for name in crate::store::fs::file_names(&dir)? {
+        if !name.ends_with(index::SUFFIX) {
+            continue;
+        }
+        let path = dir.join(&name);
+        if leave_out.contains(&path) {
+            continue;
+        }
+        match Segment::open(&path) {
+            Ok(Some(segment)) if segment.tokenizer_version == tokenize::VERSION => {
+                segments.push(segment);
+            }
+            Ok(_) => {}
+            Err(e) if e.downcast_ref::<index::Damaged>().is_some() => {
+                crate::diag::warn(format!("{e}"));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(segments)
+}
+
+/// Read `owner`'s memory for recall: the live log fresh, each archive day
+/// from its segment if that is current and the day holds none of the
+/// messages of `scan_days` (the recent window's days), else from the
+/// archive; segments in `leave_out` are not used (found damaged).
+pub fn read(
+    state: &State,
+    owner: &Owner,
+    scan_days: &[NaiveDate],
+    leave_out: &HashSet<PathBuf>,
+) -> anyhow::Result<View> {
     // The log first, then the archives: a compaction in between moves
     // lines from the one to the others, so they are read twice (and
     // deduplicated), never missed.
     let log = stm::all_messages_in(&owner.messages_file(state))?;
-    let mut units: Vec<Unit> = Vec::new();
-    let mut days = summaries::archive_days_in(&owner.archive_dir(state))?;
-    days.sort_by(|a, b| b.cmp(a));
-    let mut skipped_days = 0;
+    let archive_days: HashSet<NaiveDate> = summaries::archive_days_in(&owner.archive_dir(state))?
+        .into_iter()
+        .collect();
+    let mut log_by_day: HashMap<NaiveDate, Vec<Message>> = HashMap::new();
+    for m in log {
+        log_by_day.entry(m.ts.date_naive()).or_default().push(m);
+    }
+    let mut days: Vec<NaiveDate> = archive_days
+        .iter()
+        .copied()
+        .chain(log_by_day.keys().copied())
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    days.sort();
+
+    // Which days a current segment holds.
+    let segments = open_segments(state, owner, leave_out)?;
+    let archive_dir = owner.archive_dir(state);
+    // On a local disk each archive is looked up in its open folder; on a
+    // shared one through the careful path (`store::shared`).
+    let local_dir = if crate::store::filesystem::is_shared(&archive_dir) || segments.is_empty() {
+        None
+    } else {
+        std::fs::File::open(&archive_dir).ok()
+    };
+    let mut from_index: HashMap<NaiveDate, (usize, index::DayEntry)> = HashMap::new();
+    for (s, segment) in segments.iter().enumerate() {
+        for entry in &segment.days {
+            let usable = archive_days.contains(&entry.day)
+                && !log_by_day.contains_key(&entry.day)
+                && !scan_days.contains(&entry.day)
+                && !from_index.contains_key(&entry.day)
+                && {
+                    let path = state.layout.archive_file(&owner.key, entry.day);
+                    let now = match (&local_dir, path.file_name().and_then(|n| n.to_str())) {
+                        (Some(dir), Some(name)) => index::Identity::current_at(dir, name)?,
+                        _ => index::Identity::current(&path)?,
+                    };
+                    now == Some(entry.archive)
+                };
+            if usable {
+                from_index.insert(entry.day, (s, entry.clone()));
+            }
+        }
+    }
+
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let (mut indexed_days, mut scanned_days) = (0, 0);
+    // Each part's first and last time: the parts must follow each other
+    // in time for their concatenation to be the time order.
+    let mut bounds: Vec<(i64, i64)> = Vec::new();
     for day in days {
-        if max_archived > 0 && units.len() >= max_archived {
-            skipped_days += 1;
+        if let Some((segment, entry)) = from_index.remove(&day) {
+            indexed_days += 1;
+            if entry.doc_count == 0 {
+                continue;
+            }
+            bounds.push((entry.min_ts_ns, entry.max_ts_ns));
+            parts.push(Part::Indexed {
+                start,
+                segment,
+                doc_start: entry.doc_start,
+                count: entry.doc_count,
+                len_sum: entry.len_sum,
+                day,
+            });
+            start += entry.doc_count as usize;
             continue;
         }
-        let path = state.layout.archive_file(&owner.key, day);
-        let read = archive::read_lines(&path)?;
-        for damage in &read.damage {
-            crate::diag::warn(format!(
-                "{}: {damage}; recalled from what could be read",
-                path.display()
-            ));
+        let archived = if archive_days.contains(&day) {
+            scanned_days += 1;
+            archived_messages(state, owner, day)?
+        } else {
+            Vec::new()
+        };
+        let units = merge_day(
+            archived,
+            log_by_day.remove(&day).unwrap_or_default(),
+            &format!("archive {day}"),
+        );
+        let ns = |u: &Unit| match &u.item {
+            Item::Message(m) => index::ts_ns(m),
+            Item::Note { .. } => 0,
+        };
+        if let (Some(first), Some(last)) = (units.first(), units.last()) {
+            bounds.push((ns(first), ns(last)));
+            start += units.len();
+            parts.push(Part::Loaded {
+                start: start - units.len(),
+                units,
+            });
         }
+    }
+    let in_order = bounds.windows(2).all(|w| w[0].1 < w[1].0);
+    let (parts, messages) = if in_order {
+        (parts, start)
+    } else {
+        // Archives whose messages are not all of their day (written by
+        // another tool): every day read whole, all sorted at once.
+        let units = read_all(state, owner)?;
+        indexed_days = 0;
+        scanned_days = archive_days.len();
+        let n = units.len();
+        (vec![Part::Loaded { start: 0, units }], n)
+    };
+    Ok(View {
+        parts,
+        notes: notes(state, owner)?,
+        messages,
+        segments,
+        indexed_days,
+        scanned_days,
+        blocks: RefCell::new(HashMap::new()),
+    })
+}
+
+/// Every message, every archive read whole, in time order.
+fn read_all(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
+    let log = stm::all_messages_in(&owner.messages_file(state))?;
+    let mut days = summaries::archive_days_in(&owner.archive_dir(state))?;
+    days.sort();
+    let mut units: Vec<Unit> = Vec::new();
+    for day in days {
         let source = format!("archive {day}");
         units.extend(
-            read.lines
-                .iter()
-                .filter_map(|line| Message::parse(line).ok())
+            archived_messages(state, owner, day)?
+                .into_iter()
                 .map(|m| Unit {
                     item: Item::Message(m),
                     source: source.clone(),
@@ -115,8 +397,20 @@ pub fn read(state: &State, owner: &Owner, max_archived: usize) -> anyhow::Result
             }),
     );
     units.sort_by_key(|u| u.item.ts());
-    let messages = units.len();
+    Ok(units)
+}
 
+/// Every message and summary line in memory (no index used).
+pub fn read_corpus(state: &State, owner: &Owner) -> anyhow::Result<Corpus> {
+    let mut units = read_all(state, owner)?;
+    let messages = units.len();
+    units.extend(notes(state, owner)?);
+    Ok(Corpus { units, messages })
+}
+
+/// The lines of the daily and weekly summaries.
+fn notes(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
+    let mut units = Vec::new();
     for (dir, kind) in [
         (owner.daily_dir(state), "daily"),
         (owner.weekly_dir(state), "weekly"),
@@ -158,9 +452,240 @@ pub fn read(state: &State, owner: &Owner, max_archived: usize) -> anyhow::Result
             }
         }
     }
-    Ok(Corpus {
-        units,
-        messages,
-        skipped_days,
-    })
+    Ok(units)
+}
+
+impl View {
+    /// The part holding message `i`.
+    fn part(&self, i: usize) -> &Part {
+        let p = self.parts.partition_point(|p| p.start() <= i);
+        &self.parts[p - 1]
+    }
+
+    /// The BM25 score of every unit with any of the query's terms, by
+    /// place, ascending: the days in segments from their postings, the
+    /// rest counted, with the statistics of the whole memory either way.
+    pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
+        let mut stats = bm25::Stats {
+            docs: self.len(),
+            total_len: 0,
+            df: vec![0; terms.terms.len()],
+        };
+        let mut loaded: Vec<(usize, bm25::Counts)> = Vec::new();
+        let mut count = |i: usize, unit: &Unit, stats: &mut bm25::Stats| {
+            let mut counts = bm25::count(tokenizer, terms, unit.item.text());
+            stats.total_len += u64::from(counts.len);
+            if !counts.tf.is_empty() {
+                counts.tf.sort_unstable();
+                for &(t, _) in &counts.tf {
+                    stats.df[t as usize] += 1;
+                }
+                loaded.push((i, counts));
+            }
+        };
+        // Per segment: its days in use, by doc number.
+        let mut ranges: Vec<Vec<(u32, u32, usize)>> = vec![Vec::new(); self.segments.len()];
+        for part in &self.parts {
+            match part {
+                Part::Loaded { start, units } => {
+                    for (k, unit) in units.iter().enumerate() {
+                        count(start + k, unit, &mut stats);
+                    }
+                }
+                Part::Indexed {
+                    start,
+                    segment,
+                    doc_start,
+                    count,
+                    len_sum,
+                    ..
+                } => {
+                    stats.total_len += len_sum;
+                    ranges[*segment].push((*doc_start, *count, *start));
+                }
+            }
+        }
+        for (k, unit) in self.notes.iter().enumerate() {
+            count(self.messages + k, unit, &mut stats);
+        }
+        // Each segment's postings of each term, doc numbers turned into
+        // places (docs and days ascend together, so places ascend too),
+        // those of days not in use left out.
+        let mut lists: Vec<(usize, Vec<Vec<index::Posting>>)> = Vec::new();
+        let mut postings = Vec::new();
+        for (s, ranges) in ranges.iter_mut().enumerate() {
+            if ranges.is_empty() {
+                continue;
+            }
+            ranges.sort_unstable();
+            let segment = &self.segments[s];
+            let mut per_term = Vec::with_capacity(terms.terms.len());
+            for (t, term) in terms.terms.iter().enumerate() {
+                let mut list = Vec::new();
+                if let Some(info) = segment.term(term)? {
+                    postings.clear();
+                    segment.postings(info, &mut postings)?;
+                    let mut r = 0;
+                    for p in &postings {
+                        while r < ranges.len() && p.doc >= ranges[r].0 + ranges[r].1 {
+                            r += 1;
+                        }
+                        if r == ranges.len() {
+                            break;
+                        }
+                        let (first, _, start) = ranges[r];
+                        if p.doc < first {
+                            continue;
+                        }
+                        list.push(index::Posting {
+                            doc: (start + (p.doc - first) as usize) as u32,
+                            ..*p
+                        });
+                    }
+                }
+                stats.df[t] += list.len() as u32;
+                per_term.push(list);
+            }
+            let first = ranges.iter().map(|r| r.2).min().unwrap_or(0);
+            lists.push((first, per_term));
+        }
+        drop(postings);
+
+        let scorer = bm25::Scorer::new(terms, &stats);
+        let mut hits: Vec<Hit> = loaded
+            .iter()
+            .map(|(i, c)| Hit {
+                place: *i as u32,
+                chars: NO_CHARS,
+                raw: scorer.score(c.len, &c.tf),
+            })
+            .collect();
+        drop(loaded);
+        lists.sort_by_key(|(first, _)| *first);
+        let mut tf: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
+        for (_, per_term) in lists {
+            // A merge of the terms' lists, by place.
+            let mut heads = vec![0usize; per_term.len()];
+            loop {
+                let mut place = u32::MAX;
+                for (t, list) in per_term.iter().enumerate() {
+                    if let Some(p) = list.get(heads[t]) {
+                        place = place.min(p.doc);
+                    }
+                }
+                if place == u32::MAX {
+                    break;
+                }
+                tf.clear();
+                let (mut len, mut chars) = (0, 0);
+                for (t, list) in per_term.iter().enumerate() {
+                    if let Some(p) = list.get(heads[t])
+                        && p.doc == place
+                    {
+                        tf.push((t as u16, p.tf));
+                        (len, chars) = (p.len, p.chars);
+                        heads[t] += 1;
+                    }
+                }
+                let raw = scorer.score(len, &tf);
+                if raw > 0.0 {
+                    hits.push(Hit { place, chars, raw });
+                }
+            }
+        }
+        // Sorted runs (the loaded days, then each segment): a stable sort
+        // merges them.
+        hits.retain(|h| h.raw > 0.0);
+        hits.sort_by_key(|h| h.place);
+        Ok(Hits { list: hits })
+    }
+}
+
+/// [`Hit::chars`] of a unit not measured yet.
+pub const NO_CHARS: u32 = u32::MAX;
+
+/// A unit with a score.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit {
+    /// Its place in the corpus.
+    pub place: u32,
+    /// The characters it takes in the context, where known without
+    /// reading it ([`NO_CHARS`] where not).
+    pub chars: u32,
+    /// Its BM25 score.
+    pub raw: f64,
+}
+
+/// The units with a score, by place ascending.
+#[derive(Debug, Default, Clone)]
+pub struct Hits {
+    pub list: Vec<Hit>,
+}
+
+impl Hits {
+    /// The BM25 score of the unit at `place` (0 if it has none).
+    pub fn raw_of(&self, place: usize) -> f64 {
+        self.list
+            .binary_search_by_key(&(place as u32), |h| h.place)
+            .map_or(0.0, |k| self.list[k].raw)
+    }
+}
+
+impl Units for View {
+    fn len(&self) -> usize {
+        self.messages + self.notes.len()
+    }
+
+    fn messages(&self) -> usize {
+        self.messages
+    }
+
+    fn unit(&self, i: usize) -> anyhow::Result<Unit> {
+        if let Some(unit) = self.peek(i) {
+            return Ok(unit.clone());
+        }
+        let Part::Indexed {
+            start,
+            segment,
+            doc_start,
+            day,
+            ..
+        } = self.part(i)
+        else {
+            unreachable!("peek answers for units in memory")
+        };
+        let doc = doc_start + (i - start) as u32;
+        let block = Segment::block_of(doc);
+        let cached = self.blocks.borrow().get(&(*segment, block)).cloned();
+        let lines = match cached {
+            Some(lines) => lines,
+            None => {
+                let lines = Rc::new(self.segments[*segment].block_lines(block)?);
+                self.blocks
+                    .borrow_mut()
+                    .insert((*segment, block), lines.clone());
+                lines
+            }
+        };
+        let path = &self.segments[*segment].path;
+        let line = lines
+            .get(Segment::place_in_block(doc))
+            .ok_or_else(|| index::damaged(path, "a stored block short of docs"))?;
+        let message = Message::parse(line)
+            .map_err(|why| index::damaged(path, format!("a stored line: {why}")))?;
+        Ok(Unit {
+            item: Item::Message(message),
+            source: format!("archive {day}"),
+        })
+    }
+
+    fn peek(&self, i: usize) -> Option<&Unit> {
+        if i >= self.messages {
+            return self.notes.get(i - self.messages);
+        }
+        match self.part(i) {
+            Part::Loaded { start, units } => units.get(i - start),
+            Part::Indexed { .. } => None,
+        }
+    }
 }

@@ -21,6 +21,8 @@
 
 pub mod bm25;
 pub mod corpus;
+pub mod index;
+pub mod indexing;
 pub mod search;
 pub mod tokenize;
 
@@ -33,7 +35,7 @@ use crate::config::RecallConfig;
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::Owner;
 use crate::state::State;
-pub use corpus::{Corpus, Item, Unit};
+pub use corpus::{Corpus, Hits, Item, Unit, Units};
 pub use search::{Found, Hit, search};
 
 /// How much of a neighbour's score a message gets: a question's answer
@@ -42,6 +44,9 @@ pub use search::{Found, Hit, search};
 const NEIGHBOUR_SHARE: f64 = 0.5;
 /// Rows `--explain` lists besides what was taken.
 const MAX_EXPLAINED: usize = 40;
+/// The fewest characters a unit takes in the context: `[YYYY-MM-DD
+/// HH:MM] User: x` and its line break.
+const MIN_UNIT_CHARS: usize = 27;
 
 /// The knobs, from config `recall`.
 #[derive(Debug, Clone)]
@@ -52,8 +57,6 @@ pub struct Options {
     pub recency_weight: f64,
     /// Turns taken on each side of a hit.
     pub neighbours: usize,
-    /// Archived messages read at most, the newest (0: all).
-    pub max_archived: usize,
 }
 
 impl Options {
@@ -64,7 +67,6 @@ impl Options {
             min_score: config.min_score,
             recency_weight: config.recency_weight,
             neighbours: config.neighbours as usize,
-            max_archived: config.max_archived_messages as usize,
         }
     }
 }
@@ -125,8 +127,9 @@ pub struct Recall {
     pub terms: Vec<String>,
     /// Units searched.
     pub searched: usize,
-    /// Archive days not read (`recall.maxArchivedMessages`).
-    pub skipped_days: usize,
+    /// Archive days scored from the recall index, and read whole.
+    pub indexed_days: usize,
+    pub scanned_days: usize,
 }
 
 /// Recall for `query` over `owner`'s memory, leaving out `window` (the
@@ -147,8 +150,32 @@ pub fn recall(
             ..Recall::default()
         });
     }
-    let corpus = corpus::read(state, owner, options.max_archived)?;
-    Ok(rank(&tokenizer, &corpus, &terms, window, skip_id, options))
+    // The days of the window are read whole: a segment then never holds
+    // one of its messages, and the window check needs no read of it.
+    let scan_days: Vec<chrono::NaiveDate> = window.iter().map(|m| m.ts.date_naive()).collect();
+    let mut leave_out = HashSet::new();
+    loop {
+        let view = corpus::read(state, owner, &scan_days, &leave_out)?;
+        let outcome = view
+            .scores(&tokenizer, &terms)
+            .and_then(|raw| choose(&view, &raw, &terms, window, skip_id, options));
+        match outcome {
+            Ok(mut found) => {
+                found.indexed_days = view.indexed_days;
+                found.scanned_days = view.scanned_days;
+                return Ok(found);
+            }
+            // A segment found damaged midway: warned about, and the whole
+            // recall done again with its days read from the archives.
+            Err(e) => match e.downcast_ref::<index::Damaged>() {
+                Some(damage) if !leave_out.contains(&damage.path) => {
+                    crate::diag::warn(format!("{damage}"));
+                    leave_out.insert(damage.path.clone());
+                }
+                _ => return Err(e),
+            },
+        }
+    }
 }
 
 /// The terms to look for: none for small talk.
@@ -163,10 +190,7 @@ pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryT
 
 /// The characters a unit takes in the context, with its line break.
 pub fn unit_chars(unit: &Unit) -> usize {
-    crate::memory::context::format_unit(&unit.item)
-        .chars()
-        .count()
-        + 1
+    unit.item.transcript_line().chars().count() + 1
 }
 
 fn same_message(a: &Message, b: &Message) -> bool {
@@ -182,101 +206,209 @@ pub fn rank(
     skip_id: Option<&str>,
     options: &Options,
 ) -> Recall {
-    let units = &corpus.units;
-    let counts: Vec<bm25::Counts> = units
+    let counts: Vec<bm25::Counts> = corpus
+        .units
         .iter()
-        .map(|u| bm25::count(tokenizer, terms, u.item.text()))
+        .map(|u| {
+            let mut counts = bm25::count(tokenizer, terms, u.item.text());
+            // Summed in term order, as the index path sums them.
+            counts.tf.sort_unstable();
+            counts
+        })
         .collect();
-    let raw = bm25::scores(terms, &counts);
-    let n_messages = corpus.messages;
-    let score = |i: usize| -> f64 {
-        let mut s = raw[i];
+    let mut hits = Hits::default();
+    for (i, s) in bm25::scores(terms, &counts).into_iter().enumerate() {
+        if s > 0.0 {
+            hits.list.push(corpus::Hit {
+                place: i as u32,
+                chars: corpus::NO_CHARS,
+                raw: s,
+            });
+        }
+    }
+    choose(corpus, &hits, terms, window, skip_id, options).expect("a corpus in memory reads")
+}
+
+/// Take what the budget allows of `units`, given the BM25 score of every
+/// unit that has one (`hits`).
+pub fn choose(
+    units: &dyn Units,
+    hits: &Hits,
+    terms: &bm25::QueryTerms,
+    window: &[Message],
+    skip_id: Option<&str>,
+    options: &Options,
+) -> anyhow::Result<Recall> {
+    let raw_of = |i: usize| -> f64 { hits.raw_of(i) };
+    let n_messages = units.messages();
+    let hits = &hits.list;
+    // The score of hit `k` (at place `hits[k].place`); its neighbours,
+    // if hits, are the hits beside it.
+    let score = |k: usize| -> f64 {
+        let i = hits[k].place as usize;
+        let raw_at = |place: usize, k: Option<usize>| -> f64 {
+            k.and_then(|k| hits.get(k))
+                .filter(|h| h.place as usize == place)
+                .map_or(0.0, |h| h.raw)
+        };
+        let mut s = hits[k].raw;
         if i < n_messages {
             if i > 0 {
-                s += NEIGHBOUR_SHARE * raw[i - 1];
+                s += NEIGHBOUR_SHARE * raw_at(i - 1, k.checked_sub(1));
             }
             if i + 1 < n_messages {
-                s += NEIGHBOUR_SHARE * raw[i + 1];
+                s += NEIGHBOUR_SHARE * raw_at(i + 1, Some(k + 1));
             }
             let recency = (i + 1) as f64 / n_messages as f64;
             s *= 1.0 + options.recency_weight * recency;
         }
         s
     };
+    let is_skipped = |unit: &Unit| match &unit.item {
+        Item::Message(m) => skip_id.is_some() && m.msg_id.as_deref() == skip_id,
+        Item::Note { .. } => false,
+    };
+    // A unit still in a segment is of a day the window does not touch
+    // (see `recall`); the message being answered is looked for in it once
+    // it is read.
     let excluded = |i: usize| -> bool {
-        match &units[i].item {
-            Item::Message(m) => {
+        match units.peek(i).map(|u| &u.item) {
+            Some(Item::Message(m)) => {
                 (skip_id.is_some() && m.msg_id.as_deref() == skip_id)
                     || window.iter().any(|w| same_message(w, m))
             }
-            Item::Note { .. } => false,
+            Some(Item::Note { .. }) | None => false,
         }
     };
-    let mut candidates: Vec<(usize, f64)> = (0..units.len())
-        .filter(|&i| raw[i] > 0.0)
-        .map(|i| (i, score(i)))
-        .collect();
-    // Best first; of two equal, the newer.
-    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    let chars_of = |k: usize| -> Option<usize> {
+        match hits[k].chars {
+            corpus::NO_CHARS => units.peek(hits[k].place as usize).map(unit_chars),
+            n => Some(n as usize),
+        }
+    };
+    let scores: Vec<f64> = (0..hits.len()).map(score).collect();
+    // Best first; of two equal, the newer. Sorted a batch at a time: the
+    // loop below mostly stops long before the last.
+    let better = |a: &u32, b: &u32| {
+        let (a, b) = (*a as usize, *b as usize);
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(hits[b].place.cmp(&hits[a].place))
+    };
+    let mut order: Vec<u32> = (0..hits.len() as u32).collect();
+    let mut sorted = 0;
 
     let mut taken: HashSet<usize> = HashSet::new();
     let mut chosen: Vec<Recalled> = Vec::new();
     let mut considered = Vec::new();
     let mut used = 0;
     let mut passages = 0;
-    for &(i, s) in &candidates {
+    let mut n = 0;
+    while n < order.len() {
+        if n == sorted {
+            if considered.len() >= MAX_EXPLAINED {
+                // Nothing more is listed: only a hit that fits the room
+                // left (which only shrinks) and is over the floor can
+                // change the outcome; the rest need no sorting.
+                let room = options.max_chars.saturating_sub(used);
+                let mut kept = sorted;
+                for r in sorted..order.len() {
+                    let k = order[r] as usize;
+                    if scores[k] >= options.min_score
+                        && chars_of(k).unwrap_or(MIN_UNIT_CHARS) <= room
+                    {
+                        order[kept] = order[r];
+                        kept += 1;
+                    }
+                }
+                order.truncate(kept);
+                if sorted == order.len() {
+                    break;
+                }
+            }
+            let rest = &mut order[sorted..];
+            let batch = (sorted.max(64)).min(rest.len());
+            if batch < rest.len() {
+                rest.select_nth_unstable_by(batch - 1, better);
+            }
+            rest[..batch].sort_unstable_by(better);
+            sorted += batch;
+        }
+        let k = order[n] as usize;
+        let (i, s) = (hits[k].place as usize, scores[k]);
+        // Nothing after this can be taken or listed.
+        let full = passages >= options.max_passages || used + MIN_UNIT_CHARS > options.max_chars;
+        if full && considered.len() >= MAX_EXPLAINED {
+            break;
+        }
         let verdict = if s < options.min_score {
             Verdict::BelowFloor
         } else if excluded(i) {
             Verdict::InWindow
         } else if passages >= options.max_passages {
             Verdict::OverPassages
+        } else if taken.contains(&i) {
+            Verdict::Duplicate
+        } else if used + chars_of(k).unwrap_or(MIN_UNIT_CHARS) > options.max_chars {
+            // Not even the hit alone fits (known without reading it).
+            Verdict::OverChars
         } else {
             let span = if i < n_messages {
                 i.saturating_sub(options.neighbours)..(i + options.neighbours + 1).min(n_messages)
             } else {
                 i..i + 1
             };
-            let new: Vec<usize> = span
-                .filter(|&j| !taken.contains(&j) && !excluded(j))
-                .collect();
-            let cost: usize = new.iter().map(|&j| unit_chars(&units[j])).sum();
-            if !new.contains(&i) {
-                Verdict::Duplicate
-            } else if used + cost > options.max_chars {
-                // The hit alone may still fit.
-                let alone = unit_chars(&units[i]);
-                if used + alone <= options.max_chars {
-                    used += alone;
-                    taken.insert(i);
+            let mut new: Vec<(usize, Unit)> = Vec::new();
+            for j in span {
+                if !taken.contains(&j) && !excluded(j) {
+                    let unit = units.unit(j)?;
+                    if !is_skipped(&unit) {
+                        new.push((j, unit));
+                    }
+                }
+            }
+            let cost: usize = new.iter().map(|(_, u)| unit_chars(u)).sum();
+            match new.iter().find(|(j, _)| *j == i) {
+                None if is_skipped(&units.unit(i)?) => Verdict::InWindow,
+                None => Verdict::Duplicate,
+                Some((_, hit)) if used + cost > options.max_chars => {
+                    // The hit alone may still fit.
+                    let alone = unit_chars(hit);
+                    if used + alone <= options.max_chars {
+                        used += alone;
+                        taken.insert(i);
+                        passages += 1;
+                        chosen.push(recalled(hit.clone(), raw_of(i), i, i, s));
+                        Verdict::Taken
+                    } else {
+                        Verdict::OverChars
+                    }
+                }
+                Some(_) => {
+                    used += cost;
                     passages += 1;
-                    chosen.push(recalled(units, &raw, i, i, s));
+                    for (j, unit) in new {
+                        taken.insert(j);
+                        chosen.push(recalled(unit, raw_of(j), j, i, s));
+                    }
                     Verdict::Taken
-                } else {
-                    Verdict::OverChars
                 }
-            } else {
-                used += cost;
-                passages += 1;
-                for &j in &new {
-                    taken.insert(j);
-                    chosen.push(recalled(units, &raw, j, i, s));
-                }
-                Verdict::Taken
             }
         };
         if verdict == Verdict::Taken || considered.len() < MAX_EXPLAINED {
+            let unit = units.unit(i)?;
             considered.push(Considered {
-                ts: units[i].item.ts(),
-                source: units[i].source.clone(),
+                ts: unit.item.ts(),
+                source: unit.source.clone(),
                 score: s,
                 verdict,
-                text: units[i].item.text().chars().take(80).collect(),
+                text: unit.item.text().chars().take(80).collect(),
             });
         }
         if verdict == Verdict::BelowFloor && considered.len() >= MAX_EXPLAINED {
             break;
         }
+        n += 1;
     }
     chosen.sort_by(|a, b| {
         a.unit
@@ -285,28 +417,28 @@ pub fn rank(
             .cmp(&b.unit.item.ts())
             .then_with(|| is_note(a).cmp(&is_note(b)))
     });
-    Recall {
+    Ok(Recall {
         units: chosen,
         considered,
         terms: terms.terms.clone(),
         searched: units.len(),
-        skipped_days: corpus.skipped_days,
-    }
+        indexed_days: 0,
+        scanned_days: 0,
+    })
 }
 
 fn is_note(r: &Recalled) -> bool {
     matches!(r.unit.item, Item::Note { .. })
 }
 
-fn recalled(units: &[Unit], raw: &[f64], j: usize, hit: usize, score: f64) -> Recalled {
+fn recalled(unit: Unit, own_score: f64, j: usize, hit: usize, score: f64) -> Recalled {
     Recalled {
-        unit: units[j].clone(),
+        unit,
         score,
-        own_score: raw[j],
+        own_score,
         hit: j == hit,
     }
 }
-
 /// Who a recalled message is from, as `--json` names it.
 pub fn speaker(message: &Message) -> String {
     match (message.role, message.sender(), message.user_name.as_deref()) {
@@ -337,7 +469,6 @@ mod tests {
         Corpus {
             messages: units.len(),
             units,
-            skipped_days: 0,
         }
     }
 

@@ -40,8 +40,6 @@ pub struct Found {
     /// The query's terms; empty when it has nothing to look for (only
     /// stopwords, small talk or punctuation).
     pub terms: Vec<String>,
-    /// Archive days not read (`options.max_archived`).
-    pub skipped_days: usize,
 }
 
 /// Where a unit of the merged corpus came from.
@@ -52,7 +50,7 @@ struct Origin {
 }
 
 /// Rank `owners`' memory for `query`. Of `options`, the floor
-/// (`min_score`), the recency prior and `max_archived` apply; neighbours
+/// (`min_score`) and the recency prior apply; neighbours
 /// and budgets do not. Whose memory is the caller's to settle, with
 /// [`crate::memory::owners::visible_to`] or as the operator.
 pub fn search(
@@ -75,10 +73,10 @@ pub fn search(
     let mut notes: Vec<Unit> = Vec::new();
     let mut message_origins = Vec::new();
     let mut note_origins = Vec::new();
-    let mut skipped_days = 0;
     for (o, owner) in owners.iter().enumerate() {
-        let corpus = corpus::read(state, owner, options.max_archived)?;
-        skipped_days += corpus.skipped_days;
+        // Whole, not through the recall index: several owners are ranked
+        // as one corpus here (BENCHMARKS.md, Ranked search).
+        let corpus = corpus::read_corpus(state, owner)?;
         if !messages.is_empty() && corpus.messages > 0 {
             // An empty message between two owners: no term, so no share
             // of a score passes it.
@@ -121,7 +119,6 @@ pub fn search(
     let merged = Corpus {
         units,
         messages: n_messages,
-        skipped_days,
     };
     let every = Options {
         max_chars: usize::MAX,
@@ -130,7 +127,6 @@ pub fn search(
         min_score: 0.0,
         // Applied below, per owner.
         recency_weight: 0.0,
-        ..options.clone()
     };
     let ranked = super::rank(&tokenizer, &merged, &terms, &[], None, &every);
     drop(merged);
@@ -169,6 +165,5 @@ pub fn search(
         hits,
         more,
         terms: terms.terms,
-        skipped_days,
     })
 }

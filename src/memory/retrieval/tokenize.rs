@@ -18,6 +18,11 @@ use std::collections::HashMap;
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::UnicodeNormalization as _;
 
+/// The version of what [`Tokenizer`] makes of a text: raise it with any
+/// change to the terms, so recall index segments made by the old one are
+/// stale (read from the archives until rebuilt), never mixed.
+pub const VERSION: u32 = 1;
+
 /// Words whose stems are remembered at most (a memory is mostly the same
 /// few thousand words again).
 const MAX_CACHED_STEMS: usize = 50_000;

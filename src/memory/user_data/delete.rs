@@ -95,6 +95,8 @@ pub fn delete_message(
             .map(|(line, _)| *line)
             .collect();
         archive::rewrite(&path, &kept, state.fsync())?;
+        // The index of that day holds the deleted line's text.
+        crate::memory::retrieval::indexing::forget_day_locked(state, owner, day)?;
         deleted.files.push(path);
     }
     Ok(deleted)

@@ -184,6 +184,8 @@ fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Res
             .collect();
         if kept.len() != read.lines.len() {
             archive::rewrite(&path, &kept, state.fsync())?;
+            // The index of that day holds the erased lines' text.
+            crate::memory::retrieval::indexing::forget_day_locked(state, group, day)?;
             changed.push(path);
         }
     }

@@ -49,6 +49,8 @@ pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
         layout.compaction_journal_file(user),
         layout.compaction_lock_file(user),
         layout.memberships_dir(user),
+        // Derived from the archives, and holding their text.
+        layout.recall_index_dir(user),
     ]);
     paths
 }

@@ -1,0 +1,836 @@
+//! The recall index: immutable segments, each covering some archive days
+//! of one owner, so an `ask` reads the postings of its query's terms
+//! instead of every archived message.
+//!
+//! Derived data, always rebuildable: `<sessions>/.recall/<owner>/`
+//! (a folder the seed never looks at), one `*.seg` file per segment,
+//! written whole (temp file + rename, 0600) under the owner's lock by
+//! `maintain` (task `index`) and `session reindex`.
+//!
+//! A segment records, for every day it covers, the identity of the
+//! archive it was built from (size, inode, modification time). At query
+//! time a day is used from the index only if its archive still has that
+//! identity; every other day (no segment, a changed archive, a segment of
+//! another tokenizer version, a damaged segment) is read from the archive
+//! itself, as without an index: slower, never wrong.
+//!
+//! Layout of a segment (little-endian; varint = LEB128):
+//! - header (`HEADER_LEN` bytes): magic, format, tokenizer version, counts,
+//!   section offsets, and a CRC-32 of the header and the two tables after
+//!   it (the "head");
+//! - days: `DAY_LEN` bytes each (day, first doc, docs, terms, archive
+//!   identity, first and last message time);
+//! - sparse dictionary: every `BLOCK_TERMS`th term with its dictionary
+//!   block's place and CRC;
+//! - dictionary blocks: term, df, postings place and CRC;
+//! - postings: per doc, doc number delta, term frequency, doc length;
+//! - stored lines: the archive lines in doc order, zlib blocks of
+//!   `STORE_DOCS` (the checksum of zlib catches damage), and their offsets.
+//!
+//! Docs are the day's messages in time order (ties: archive order), days
+//! ascending: the order recall ranks in, so a doc's neighbours are the
+//! docs beside it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use chrono::{Datelike as _, NaiveDate};
+
+use super::tokenize::{self, Tokenizer};
+use crate::memory::message::Message;
+
+const MAGIC: &[u8; 8] = b"CSRECALL";
+const FORMAT: u32 = 1;
+const HEADER_LEN: usize = 96;
+const DAY_LEN: usize = 72;
+/// Terms per dictionary block.
+const BLOCK_TERMS: usize = 64;
+/// Stored lines per zlib block.
+const STORE_DOCS: usize = 16;
+/// A segment's docs at most: bounds what `maintain` holds while building.
+pub const MAX_SEGMENT_DOCS: usize = 131_072;
+/// A segment with fewer docs is rebuilt together with newer days, so the
+/// days indexed one by one end up in few files.
+pub const KEEP_SEGMENT_DOCS: usize = 32_768;
+/// The file name's suffix.
+pub const SUFFIX: &str = ".seg";
+
+/// What identifies one version of an archive file: an archive is replaced
+/// (renamed over) on every write, so a new version has a new inode and
+/// time, and nearly always a new size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub size: u64,
+    pub ino: u64,
+    pub mtime_ns: i64,
+}
+
+impl Identity {
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt as _;
+        Self {
+            size: meta.len(),
+            ino: meta.ino(),
+            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+        }
+    }
+
+    /// The archive at `path` now; `None` when there is none. On a shared
+    /// file system the file the name points to on the server.
+    pub fn current(path: &Path) -> anyhow::Result<Option<Self>> {
+        Self::current_in(path, crate::store::shared::applies_to(path))
+    }
+
+    /// The archive `name` in the open folder `dir` now, on a local file
+    /// system (one lookup, no walk of the whole path); `None` when there is
+    /// none.
+    pub fn current_at(dir: &std::fs::File, name: &str) -> anyhow::Result<Option<Self>> {
+        match rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Ok(Some(Self {
+                size: st.st_size as u64,
+                ino: st.st_ino,
+                mtime_ns: st.st_mtime * 1_000_000_000 + st.st_mtime_nsec as i64,
+            })),
+            Err(rustix::io::Errno::NOENT) => Ok(None),
+            Err(e) => {
+                Err(std::io::Error::from(e)).with_context(|| format!("could not read {name}"))
+            }
+        }
+    }
+
+    /// [`Identity::current`], told whether the folder is on a shared file
+    /// system (asked once for a whole folder of archives).
+    pub fn current_in(path: &Path, shared: bool) -> anyhow::Result<Option<Self>> {
+        if !shared {
+            return match std::fs::symlink_metadata(path) {
+                Ok(meta) => Ok(Some(Self::of(&meta))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e).with_context(|| format!("could not read {}", path.display())),
+            };
+        }
+        let Some(file) = crate::store::fs::open_read(path)? else {
+            return Ok(None);
+        };
+        let meta = file
+            .metadata()
+            .with_context(|| format!("could not read {}", path.display()))?;
+        Ok(Some(Self::of(&meta)))
+    }
+}
+
+/// One archive day as a segment covers it.
+#[derive(Debug, Clone)]
+pub struct DayEntry {
+    pub day: NaiveDate,
+    pub doc_start: u32,
+    pub doc_count: u32,
+    /// Sum of the docs' lengths in terms.
+    pub len_sum: u64,
+    pub archive: Identity,
+    pub min_ts_ns: i64,
+    pub max_ts_ns: i64,
+}
+
+/// A segment's term: where its postings are.
+#[derive(Debug, Clone, Copy)]
+pub struct TermInfo {
+    pub df: u32,
+    offset: u64,
+    len: u64,
+    crc: u32,
+}
+
+/// One posting: a doc with the term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    /// Its number in the segment.
+    pub doc: u32,
+    /// How often the term is in it.
+    pub tf: u16,
+    /// Its length in terms.
+    pub len: u32,
+    /// The characters it takes in the context ([`super::unit_chars`]):
+    /// what lets ranking see that a hit cannot fit without reading it.
+    pub chars: u32,
+}
+
+/// What went wrong reading a segment: the segment is damaged (or of
+/// another format), and is left out.
+#[derive(Debug)]
+pub struct Damaged {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+impl std::fmt::Display for Damaged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "recall index {} is damaged ({}); its days are read from the archives until \
+             `claude-session maintain --only index` or `session reindex` rebuilds it",
+            self.path.display(),
+            self.why
+        )
+    }
+}
+
+impl std::error::Error for Damaged {}
+
+pub fn damaged(path: &Path, why: impl Into<String>) -> anyhow::Error {
+    Damaged {
+        path: path.to_owned(),
+        why: why.into(),
+    }
+    .into()
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = flate2::Crc::new();
+    crc.update(bytes);
+    crc.sum()
+}
+
+// --- varints ------------------------------------------------------------
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads LEB128 varints out of a byte slice; `None` past its end.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, pos: 0 }
+    }
+
+    fn done(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *self.bytes.get(self.pos)?;
+            self.pos += 1;
+            if shift > 63 {
+                return None;
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+            shift += 7;
+        }
+    }
+
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let out = self.bytes.get(self.pos..end)?;
+        self.pos = end;
+        Some(out)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+fn le_i64(b: &[u8], at: usize) -> i64 {
+    le_u64(b, at) as i64
+}
+
+// --- building -------------------------------------------------------------
+
+/// One archive day's content, read for a build.
+pub struct DaySource {
+    pub day: NaiveDate,
+    pub archive: Identity,
+    /// The archive's lines that are messages, in archive order.
+    pub lines: Vec<Vec<u8>>,
+}
+
+/// The time a message is ordered by, in ns (clamped to what fits).
+pub fn ts_ns(message: &Message) -> i64 {
+    message
+        .ts
+        .timestamp_nanos_opt()
+        .unwrap_or(if message.ts.timestamp() < 0 {
+            i64::MIN
+        } else {
+            i64::MAX
+        })
+}
+
+/// The bytes of a segment over `days` (ascending).
+pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
+    let mut day_entries = Vec::with_capacity(days.len());
+    let mut postings: HashMap<String, Vec<Posting>, tokenize::FnvBuild> = HashMap::default();
+    let mut stored: Vec<&[u8]> = Vec::new();
+    let mut total_len = 0u64;
+    let mut doc: u32 = 0;
+    let mut tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
+    for source in days {
+        let mut messages: Vec<(usize, Message)> = source
+            .lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, line)| Message::parse(line).ok().map(|m| (i, m)))
+            .collect();
+        // Time order; a stable sort keeps the archive's order of equal times.
+        messages.sort_by_key(|(_, m)| m.ts);
+        let doc_start = doc;
+        let mut len_sum = 0u64;
+        for (line, message) in messages.iter_mut() {
+            tf.clear();
+            let mut len = 0u32;
+            tokenizer.each_term(&message.text, &mut |term| {
+                len += 1;
+                let n = tf.entry(term).or_insert(0);
+                *n = n.saturating_add(1);
+            });
+            let item = super::Item::Message(std::mem::replace(
+                message,
+                Message::new(
+                    crate::memory::message::Role::User,
+                    "",
+                    chrono::DateTime::UNIX_EPOCH,
+                ),
+            ));
+            let chars = item.transcript_line().chars().count() as u32 + 1;
+            if let super::Item::Message(m) = item {
+                *message = m;
+            }
+            for (term, tf) in tf.drain() {
+                postings.entry(term).or_default().push(Posting {
+                    doc,
+                    tf,
+                    len,
+                    chars,
+                });
+            }
+            len_sum += u64::from(len);
+            stored.push(&source.lines[*line]);
+            doc += 1;
+        }
+        total_len += len_sum;
+        day_entries.push(DayEntry {
+            day: source.day,
+            doc_start,
+            doc_count: doc - doc_start,
+            len_sum,
+            archive: source.archive,
+            min_ts_ns: messages.first().map_or(0, |(_, m)| ts_ns(m)),
+            max_ts_ns: messages.last().map_or(0, |(_, m)| ts_ns(m)),
+        });
+    }
+    let mut terms: Vec<(String, Vec<Posting>)> = postings.into_iter().collect();
+    terms.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+
+    // Postings, and the dictionary in blocks.
+    let mut postings_bytes = Vec::new();
+    let mut dict = Vec::new();
+    let mut sparse = Vec::new();
+    for chunk in terms.chunks(BLOCK_TERMS) {
+        let block_start = dict.len();
+        for (term, list) in chunk {
+            let start = postings_bytes.len();
+            let mut last = 0u32;
+            for (i, p) in list.iter().enumerate() {
+                put_varint(
+                    &mut postings_bytes,
+                    u64::from(if i == 0 { p.doc } else { p.doc - last }),
+                );
+                put_varint(&mut postings_bytes, u64::from(p.tf));
+                put_varint(&mut postings_bytes, u64::from(p.len));
+                put_varint(&mut postings_bytes, u64::from(p.chars));
+                last = p.doc;
+            }
+            put_varint(&mut dict, term.len() as u64);
+            dict.extend_from_slice(term.as_bytes());
+            put_varint(&mut dict, list.len() as u64);
+            put_varint(&mut dict, start as u64);
+            put_varint(&mut dict, (postings_bytes.len() - start) as u64);
+            dict.extend_from_slice(&crc32(&postings_bytes[start..]).to_le_bytes());
+        }
+        let first = &chunk[0].0;
+        put_varint(&mut sparse, first.len() as u64);
+        sparse.extend_from_slice(first.as_bytes());
+        put_varint(&mut sparse, block_start as u64);
+        put_varint(&mut sparse, (dict.len() - block_start) as u64);
+        sparse.extend_from_slice(&crc32(&dict[block_start..]).to_le_bytes());
+    }
+
+    // Stored lines, in zlib blocks.
+    let mut store = Vec::new();
+    let mut block_offsets: Vec<u64> = Vec::new();
+    for chunk in stored.chunks(STORE_DOCS) {
+        block_offsets.push(store.len() as u64);
+        let mut raw = Vec::new();
+        for line in chunk {
+            put_varint(&mut raw, line.len() as u64);
+            raw.extend_from_slice(line);
+        }
+        let mut encoder =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&raw).expect("writing to a Vec");
+        store.extend_from_slice(&encoder.finish().expect("writing to a Vec"));
+    }
+    block_offsets.push(store.len() as u64);
+
+    let days_off = HEADER_LEN as u64;
+    let sparse_off = days_off + (day_entries.len() * DAY_LEN) as u64;
+    let dict_off = sparse_off + sparse.len() as u64;
+    let postings_off = dict_off + dict.len() as u64;
+    let store_off = postings_off + postings_bytes.len() as u64;
+    let blocks_off = store_off + store.len() as u64;
+
+    let mut out = Vec::with_capacity(blocks_off as usize + block_offsets.len() * 8);
+    out.extend_from_slice(MAGIC);
+    for v in [
+        FORMAT,
+        tokenize::VERSION,
+        day_entries.len() as u32,
+        doc,
+        terms.len() as u32,
+        (block_offsets.len() - 1) as u32,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [
+        total_len,
+        sparse_off,
+        dict_off,
+        postings_off,
+        store_off,
+        blocks_off,
+        sparse.len() as u64,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    // The head's CRC goes at HEADER_LEN - 4; padding before it.
+    out.resize(HEADER_LEN - 4, 0);
+    out.extend_from_slice(&[0; 4]);
+    for d in &day_entries {
+        out.extend_from_slice(&d.day.num_days_from_ce().to_le_bytes());
+        out.extend_from_slice(&d.doc_start.to_le_bytes());
+        out.extend_from_slice(&d.doc_count.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        for v in [d.len_sum, d.archive.size, d.archive.ino] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [d.archive.mtime_ns, d.min_ts_ns, d.max_ts_ns] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&[0; 8]);
+    }
+    out.extend_from_slice(&sparse);
+    let crc = crc32(&out);
+    out[HEADER_LEN - 4..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&dict);
+    out.extend_from_slice(&postings_bytes);
+    out.extend_from_slice(&store);
+    for o in &block_offsets {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out
+}
+
+// --- reading --------------------------------------------------------------
+
+/// An open segment: its head in memory, the rest read on demand.
+pub struct Segment {
+    pub path: PathBuf,
+    file: File,
+    file_len: u64,
+    pub tokenizer_version: u32,
+    pub days: Vec<DayEntry>,
+    pub docs: u32,
+    pub total_len: u64,
+    /// First term of each dictionary block, with the block's place and CRC.
+    sparse: Vec<(Vec<u8>, u64, u64, u32)>,
+    dict_off: u64,
+    postings_off: u64,
+    store_off: u64,
+    blocks_off: u64,
+    blocks: u32,
+}
+
+impl Segment {
+    /// Open and check the head. A damaged or foreign file is [`Damaged`].
+    pub fn open(path: &Path) -> anyhow::Result<Option<Self>> {
+        let Some(file) = crate::store::fs::open_read(path)? else {
+            return Ok(None);
+        };
+        let file_len = file
+            .metadata()
+            .with_context(|| format!("could not read {}", path.display()))?
+            .len();
+        let mut header = vec![0u8; HEADER_LEN];
+        if file_len < HEADER_LEN as u64 {
+            return Err(damaged(path, "shorter than its header"));
+        }
+        read_at(&file, path, &mut header, 0)?;
+        if &header[..8] != MAGIC {
+            return Err(damaged(path, "not a recall index"));
+        }
+        let format = le_u32(&header, 8);
+        if format != FORMAT {
+            return Err(damaged(path, format!("format {format}, not {FORMAT}")));
+        }
+        let tokenizer_version = le_u32(&header, 12);
+        let n_days = le_u32(&header, 16) as usize;
+        let docs = le_u32(&header, 20);
+        let blocks = le_u32(&header, 28);
+        let total_len = le_u64(&header, 32);
+        let sparse_off = le_u64(&header, 40);
+        let dict_off = le_u64(&header, 48);
+        let postings_off = le_u64(&header, 56);
+        let store_off = le_u64(&header, 64);
+        let blocks_off = le_u64(&header, 72);
+        let sparse_len = le_u64(&header, 80);
+        let crc = le_u32(&header, HEADER_LEN - 4);
+        let ordered = HEADER_LEN as u64 + (n_days * DAY_LEN) as u64 == sparse_off
+            && sparse_off + sparse_len == dict_off
+            && dict_off <= postings_off
+            && postings_off <= store_off
+            && store_off <= blocks_off
+            && blocks_off + (u64::from(blocks) + 1) * 8 == file_len;
+        if !ordered {
+            return Err(damaged(path, "its sections do not fit its size"));
+        }
+        let mut head = vec![0u8; dict_off as usize];
+        read_at(&file, path, &mut head, 0)?;
+        head[HEADER_LEN - 4..HEADER_LEN].fill(0);
+        if crc32(&head) != crc {
+            return Err(damaged(path, "checksum of its head"));
+        }
+        let mut days = Vec::with_capacity(n_days);
+        for i in 0..n_days {
+            let b = &head[HEADER_LEN + i * DAY_LEN..HEADER_LEN + (i + 1) * DAY_LEN];
+            let day = NaiveDate::from_num_days_from_ce_opt(le_u32(b, 0) as i32)
+                .ok_or_else(|| damaged(path, "a day out of range"))?;
+            days.push(DayEntry {
+                day,
+                doc_start: le_u32(b, 4),
+                doc_count: le_u32(b, 8),
+                len_sum: le_u64(b, 16),
+                archive: Identity {
+                    size: le_u64(b, 24),
+                    ino: le_u64(b, 32),
+                    mtime_ns: le_i64(b, 40),
+                },
+                min_ts_ns: le_i64(b, 48),
+                max_ts_ns: le_i64(b, 56),
+            });
+        }
+        let mut sparse = Vec::new();
+        let mut c = Cursor::new(&head[sparse_off as usize..]);
+        while !c.done() {
+            let entry = (|| {
+                let n = c.varint()? as usize;
+                let term = c.take(n)?.to_vec();
+                let off = c.varint()?;
+                let len = c.varint()?;
+                let crc = c.u32()?;
+                Some((term, off, len, crc))
+            })()
+            .ok_or_else(|| damaged(path, "its dictionary's table"))?;
+            sparse.push(entry);
+        }
+        Ok(Some(Self {
+            path: path.to_owned(),
+            file,
+            file_len,
+            tokenizer_version,
+            days,
+            docs,
+            total_len,
+            sparse,
+            dict_off,
+            postings_off,
+            store_off,
+            blocks_off,
+            blocks,
+        }))
+    }
+
+    fn read(&self, offset: u64, len: u64) -> anyhow::Result<Vec<u8>> {
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > self.file_len)
+        {
+            return Err(damaged(&self.path, "a place past its end"));
+        }
+        let mut buf = vec![0u8; len as usize];
+        read_at(&self.file, &self.path, &mut buf, offset)?;
+        Ok(buf)
+    }
+
+    /// Where the postings of `term` are; `None` when no doc has it.
+    pub fn term(&self, term: &str) -> anyhow::Result<Option<TermInfo>> {
+        let key = term.as_bytes();
+        let i = self
+            .sparse
+            .partition_point(|(first, ..)| first.as_slice() <= key);
+        if i == 0 {
+            return Ok(None);
+        }
+        let (_, off, len, crc) = &self.sparse[i - 1];
+        let block = self.read(self.dict_off + off, *len)?;
+        if crc32(&block) != *crc {
+            return Err(damaged(&self.path, "checksum of a dictionary block"));
+        }
+        let mut c = Cursor::new(&block);
+        while !c.done() {
+            let entry = (|| {
+                let n = c.varint()? as usize;
+                let t = c.take(n)?;
+                let df = c.varint()? as u32;
+                let offset = c.varint()?;
+                let len = c.varint()?;
+                let crc = c.u32()?;
+                Some((
+                    t,
+                    TermInfo {
+                        df,
+                        offset,
+                        len,
+                        crc,
+                    },
+                ))
+            })()
+            .ok_or_else(|| damaged(&self.path, "a dictionary block"))?;
+            if entry.0 == key {
+                return Ok(Some(entry.1));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The postings of a term, doc numbers ascending.
+    pub fn postings(&self, info: TermInfo, out: &mut Vec<Posting>) -> anyhow::Result<()> {
+        let bytes = self.read(self.postings_off + info.offset, info.len)?;
+        if crc32(&bytes) != info.crc {
+            return Err(damaged(&self.path, "checksum of a postings list"));
+        }
+        let mut c = Cursor::new(&bytes);
+        let mut doc = 0u64;
+        for i in 0..info.df {
+            let (delta, tf, len, chars) =
+                (|| Some((c.varint()?, c.varint()?, c.varint()?, c.varint()?)))()
+                    .ok_or_else(|| damaged(&self.path, "a postings list"))?;
+            doc = if i == 0 { delta } else { doc + delta };
+            if doc >= u64::from(self.docs) {
+                return Err(damaged(&self.path, "a doc number past its docs"));
+            }
+            out.push(Posting {
+                doc: doc as u32,
+                tf: tf.min(u64::from(u16::MAX)) as u16,
+                len: len as u32,
+                chars: chars as u32,
+            });
+        }
+        Ok(())
+    }
+
+    /// The stored archive lines of block `block` (docs `block *
+    /// STORE_DOCS` on).
+    pub fn block_lines(&self, block: u32) -> anyhow::Result<Vec<Vec<u8>>> {
+        if block >= self.blocks {
+            return Err(damaged(&self.path, "a doc past its docs"));
+        }
+        let offsets = self.read(self.blocks_off + u64::from(block) * 8, 16)?;
+        let (start, end) = (le_u64(&offsets, 0), le_u64(&offsets, 8));
+        if start > end || self.store_off + end > self.blocks_off {
+            return Err(damaged(&self.path, "a stored block's place"));
+        }
+        let compressed = self.read(self.store_off + start, end - start)?;
+        let mut raw = Vec::new();
+        flate2::read::ZlibDecoder::new(compressed.as_slice())
+            .read_to_end(&mut raw)
+            .map_err(|e| damaged(&self.path, format!("a stored block: {e}")))?;
+        let mut c = Cursor::new(&raw);
+        let mut lines = Vec::new();
+        while !c.done() {
+            let line = (|| {
+                let n = c.varint()? as usize;
+                c.take(n)
+            })()
+            .ok_or_else(|| damaged(&self.path, "a stored block's lines"))?;
+            lines.push(line.to_vec());
+        }
+        Ok(lines)
+    }
+
+    /// The stored archive line of doc `doc`.
+    pub fn line(&self, doc: u32) -> anyhow::Result<Vec<u8>> {
+        let lines = self.block_lines(doc / STORE_DOCS as u32)?;
+        lines
+            .into_iter()
+            .nth((doc % STORE_DOCS as u32) as usize)
+            .ok_or_else(|| damaged(&self.path, "a stored block short of docs"))
+    }
+
+    /// Which block holds doc `doc`.
+    pub fn block_of(doc: u32) -> u32 {
+        doc / STORE_DOCS as u32
+    }
+
+    /// Where in its block doc `doc` is.
+    pub fn place_in_block(doc: u32) -> usize {
+        doc as usize % STORE_DOCS
+    }
+
+    /// Read every part: what `session reindex --check`-like callers and
+    /// the tests use to find damage anywhere in the file.
+    pub fn check_all(&self) -> anyhow::Result<()> {
+        let mut postings = Vec::new();
+        for (_, off, len, crc) in &self.sparse {
+            let block = self.read(self.dict_off + off, *len)?;
+            if crc32(&block) != *crc {
+                return Err(damaged(&self.path, "checksum of a dictionary block"));
+            }
+            let mut c = Cursor::new(&block);
+            while !c.done() {
+                let info = (|| {
+                    let n = c.varint()? as usize;
+                    c.take(n)?;
+                    let df = c.varint()? as u32;
+                    let offset = c.varint()?;
+                    let len = c.varint()?;
+                    let crc = c.u32()?;
+                    Some(TermInfo {
+                        df,
+                        offset,
+                        len,
+                        crc,
+                    })
+                })()
+                .ok_or_else(|| damaged(&self.path, "a dictionary block"))?;
+                postings.clear();
+                self.postings(info, &mut postings)?;
+            }
+        }
+        for block in 0..self.blocks {
+            self.block_lines(block)?;
+        }
+        Ok(())
+    }
+}
+
+fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> anyhow::Result<()> {
+    crate::store::shared::read_exact_at(file, buf, offset).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            damaged(path, "shorter than it says")
+        } else {
+            anyhow::Error::new(e).context(format!("could not read {}", path.display()))
+        }
+    })
+}
+
+/// The segment file for days `first` to `last`.
+pub fn segment_name(first: NaiveDate, last: NaiveDate) -> String {
+    format!("{first}_{last}{SUFFIX}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::message::Role;
+    use chrono::TimeZone as _;
+
+    fn day_of(day: NaiveDate, texts: &[&str]) -> DaySource {
+        let lines = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let ts = chrono::Utc.from_utc_datetime(&day.and_hms_opt(10, 0, 0).unwrap())
+                    + chrono::TimeDelta::minutes(i as i64);
+                Message::new(Role::User, *t, ts).to_line()
+            })
+            .collect();
+        DaySource {
+            day,
+            archive: Identity {
+                size: 1,
+                ino: 2,
+                mtime_ns: 3,
+            },
+            lines,
+        }
+    }
+
+    #[test]
+    fn a_segment_gives_back_its_postings_and_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let d1 = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let d2 = NaiveDate::from_ymd_opt(2025, 3, 2).unwrap();
+        let many: Vec<String> = (0..100).map(|i| format!("word{i} garden")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        let t = Tokenizer::new();
+        let bytes = build(
+            &t,
+            &[
+                day_of(d1, &["the garden roses", "puppy"]),
+                day_of(d2, &refs),
+            ],
+        );
+        let path = dir.path().join("a.seg");
+        std::fs::write(&path, &bytes).unwrap();
+        let seg = Segment::open(&path).unwrap().unwrap();
+        assert_eq!(seg.docs, 102);
+        assert_eq!(seg.days.len(), 2);
+        assert_eq!(seg.days[1].doc_start, 2);
+        let info = seg.term("garden").unwrap().unwrap();
+        assert_eq!(info.df, 101);
+        let mut p = Vec::new();
+        seg.postings(info, &mut p).unwrap();
+        assert_eq!((p[0].doc, p[0].tf, p[0].len), (0, 1, 2));
+        assert_eq!(p[1].doc, 2);
+        assert!(seg.term("word57").unwrap().is_some());
+        assert!(seg.term("absent").unwrap().is_none());
+        assert!(seg.term("aaa").unwrap().is_none());
+        let line = seg.line(1).unwrap();
+        assert_eq!(Message::parse(&line).unwrap().text, "puppy");
+        let line = seg.line(101).unwrap();
+        assert_eq!(Message::parse(&line).unwrap().text, "word99 garden");
+
+        // Damage anywhere is noticed, never read as something else.
+        for at in [3, 100, bytes.len() / 2, bytes.len() - 20] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x55;
+            std::fs::write(&path, &bad).unwrap();
+            let outcome = Segment::open(&path).and_then(|seg| {
+                let seg = seg.unwrap();
+                let mut p = Vec::new();
+                for term in ["garden", "puppy", "word57", "rose"] {
+                    if let Some(info) = seg.term(term)? {
+                        seg.postings(info, &mut p)?;
+                    }
+                }
+                seg.check_all()
+            });
+            let err = outcome.expect_err("damage at {at} unnoticed");
+            assert!(err.downcast_ref::<Damaged>().is_some(), "{at}: {err:#}");
+        }
+    }
+}

@@ -1,0 +1,582 @@
+//! The recall index (`sessions/.recall/<owner>/*.seg`): derived data that
+//! makes recall fast and never changes what it finds. The same recall with
+//! and without it; an archive changed after indexing (another host's
+//! compaction), the live log, a damaged segment: all still recalled; built
+//! by `maintain --only index` and `session reindex`; erased, left out of
+//! exports, moved by the conversation migration.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::common::fixtures::compaction_reply;
+use crate::common::{TestEnv, fake_claude, write_file};
+use serde_json::{Value, json};
+
+const FACT: &str = "My sister Melanie adopted a golden retriever puppy named Biscuit";
+const QUESTION: &str = "What is the name of Melanie's puppy?";
+
+/// Six past days of 80 turns of small talk for `user` (facts on days 1, 3
+/// and 5), imported and compacted into the archives.
+fn history(env: &TestEnv, user: &str) {
+    let lines: String = (0..480)
+        .map(|i| {
+            let text = match i {
+                40 => FACT.to_owned(),
+                200 => "We hiked up Mount Tamalpais with the puppy on Sunday".to_owned(),
+                370 => "Biscuit the puppy chewed my new running shoes".to_owned(),
+                _ if i % 2 == 0 => format!("how was your day {i}, anything fun with the garden"),
+                _ => format!("quiet here {i}, the weather was sunny and the puppy slept"),
+            };
+            json!({
+                "ts": format!("2026-02-{:02}T{:02}:{:02}:00Z", 1 + i / 80, 8 + (i % 80) / 60, i % 60),
+                "role": if i % 2 == 0 { "user" } else { "assistant" },
+                "text": text,
+                "msgId": format!("{user}-{i}"),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let import = env.dir.path().join(format!("history-{user}.jsonl"));
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", user, "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.run(["compact", "--user", user, "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            compaction_reply("They chatted about their days.", json!({})),
+        )
+        .succeeds();
+}
+
+/// Archive days of a group written as compaction writes them (one gzip
+/// member), `per_day` lines a day from 2026-02-01, each sent by `sender(i)`.
+fn group_archives(
+    env: &TestEnv,
+    folder: &str,
+    days: usize,
+    per_day: usize,
+    text: impl Fn(usize) -> (String, String),
+) {
+    let dir = env.sessions_dir().join("archive").join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    for day in 0..days {
+        let mut lines = String::new();
+        for k in 0..per_day {
+            let i = day * per_day + k;
+            let (sender, text) = text(i);
+            lines += &(json!({
+                "ts": format!("2026-02-{:02}T10:{:02}:00Z", 1 + day, k),
+                "role": "user",
+                "text": text,
+                "userId": sender,
+                "msgId": format!("g-{i}"),
+            })
+            .to_string()
+                + "\n");
+        }
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(lines.as_bytes()).unwrap();
+        write_file(
+            &dir.join(format!("messages-2026-02-{:02}.jsonl.gz", 1 + day)),
+            &encoder.finish().unwrap(),
+        );
+    }
+}
+
+fn index_dir(env: &TestEnv, owner: &str) -> PathBuf {
+    env.sessions_dir().join(".recall").join(owner)
+}
+
+fn segments(env: &TestEnv, owner: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(index_dir(env, owner))
+        .map(|dir| {
+            dir.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "seg"))
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+fn recall_json(env: &TestEnv, user: &str, question: &str) -> Value {
+    env.run([
+        "--json",
+        "context",
+        "--user",
+        user,
+        "--explain",
+        "--",
+        question,
+    ])
+    .succeeds()
+    .json()
+}
+
+fn index(env: &TestEnv) -> Value {
+    env.run(["--json", "maintain", "--only", "index"])
+        .succeeds()
+        .json()
+}
+
+/// Everything but how the days were read.
+fn found(out: &Value) -> (Value, Value, Value) {
+    let recall = &out["explain"]["recall"];
+    (
+        out["text"].clone(),
+        out["recalled"].clone(),
+        recall["considered"].clone(),
+    )
+}
+
+#[test]
+fn recall_is_the_same_with_and_without_the_index() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    let questions = [
+        QUESTION,
+        "where did we hike with the puppy?",
+        "what did Biscuit chew?",
+        "how was the weather in the garden",
+    ];
+    let before: Vec<Value> = questions
+        .iter()
+        .map(|q| recall_json(&env, "U1", q))
+        .collect();
+    assert_eq!(before[0]["explain"]["recall"]["indexedDays"], 0);
+    assert!(
+        before[0]["text"].as_str().unwrap().contains("Biscuit"),
+        "{:#}",
+        before[0]
+    );
+
+    let report = index(&env);
+    assert_eq!(report["errors"], 0, "{report:#}");
+    let segs = segments(&env, "U1");
+    assert!(!segs.is_empty(), "maintain --only index wrote a segment");
+    for seg in &segs {
+        assert_eq!(
+            crate::common::mode_of(seg) & 0o777,
+            0o600,
+            "{}",
+            seg.display()
+        );
+    }
+    for (q, before) in questions.iter().zip(&before) {
+        let after = recall_json(&env, "U1", q);
+        let days = after["explain"]["recall"]["indexedDays"].as_u64().unwrap();
+        assert!(days >= 5, "past days come from the index: {after:#}");
+        assert_eq!(found(&after), found(before), "{q}");
+    }
+    // A second pass has nothing to do.
+    let again = index(&env);
+    let task = &again["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task"] == "index")
+        .unwrap();
+    assert_eq!(task["done"], 0, "{again:#}");
+    assert_eq!(segments(&env, "U1"), segs);
+}
+
+/// Another host's compaction adds a member to an old day's archive after
+/// it was indexed: that day is read whole (the segment's record of its
+/// archive no longer matches), and the message is found; a message just
+/// appended to the live log is found too.
+#[test]
+fn an_archive_grown_after_indexing_and_the_live_log_are_recalled() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    index(&env);
+    let archive = env.archive_dir("U1").join("messages-2026-02-02.jsonl.gz");
+    let line = json!({
+        "ts": "2026-02-02T23:00:00Z",
+        "role": "user",
+        "text": "The vet said my parrot Kiwi needs more sunflower seeds",
+        "msgId": "late",
+    })
+    .to_string()
+        + "\n";
+    let mut bytes = std::fs::read(&archive).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(line.as_bytes()).unwrap();
+    bytes.extend(encoder.finish().unwrap());
+    let temp = archive.with_extension("tmp-other-host");
+    write_file(&temp, &bytes);
+    std::fs::rename(&temp, &archive).unwrap();
+
+    let out = recall_json(&env, "U1", "what does the vet say about Kiwi the parrot?");
+    assert!(
+        out["recalled"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["msgId"] == "late" && r["source"] == "archive 2026-02-02"),
+        "{out:#}"
+    );
+    assert!(out["explain"]["recall"]["indexedDays"].as_u64().unwrap() >= 4);
+
+    env.run([
+        "append",
+        "--user",
+        "U1",
+        "--role",
+        "user",
+        "--msg-id",
+        "fresh",
+        "--",
+        "My cousin Theodora moved to Reykjavik last week",
+    ])
+    .succeeds();
+    env.run(["append", "--user", "U1", "--role", "user", "--", "ok"])
+        .succeeds();
+    let out: Value = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--window",
+            "1",
+            "--",
+            "where does Theodora live now?",
+        ])
+        .succeeds()
+        .json();
+    assert!(
+        out["recalled"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["msgId"] == "fresh" && r["source"] == "log"),
+        "{out:#}"
+    );
+}
+
+/// A damaged segment: warned about, its days read from the archives (the
+/// answer the same), and rebuilt by the next `maintain` (with a warning)
+/// and by `session reindex`.
+#[test]
+fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    let clean = recall_json(&env, "U1", QUESTION);
+    index(&env);
+    let seg = segments(&env, "U1").remove(0);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    // Damage in the postings and stored lines (past the head).
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..middle + 64] {
+        *b ^= 0xa5;
+    }
+    std::fs::write(&seg, &bytes).unwrap();
+
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(
+        done.stderr().contains("is damaged") && done.stderr().contains("maintain --only index"),
+        "{}",
+        done.stderr()
+    );
+    assert_eq!(found(&done.json()), found(&clean), "the same answer");
+
+    // A head damaged: found when the segment is opened.
+    std::fs::write(&seg, &bytes[..100]).unwrap();
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(done.stderr().contains("is damaged"), "{}", done.stderr());
+    assert_eq!(found(&done.json()), found(&clean));
+
+    let report = env
+        .run(["--json", "maintain", "--only", "index"])
+        .succeeds();
+    assert!(
+        report.stderr().contains("rebuilt now"),
+        "{}",
+        report.stderr()
+    );
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
+    assert!(
+        done.json()["explain"]["recall"]["indexedDays"]
+            .as_u64()
+            .unwrap()
+            >= 5
+    );
+    assert_eq!(found(&done.json()), found(&clean));
+
+    // session reindex rebuilds every segment, a damaged one too.
+    let seg = segments(&env, "U1").remove(0);
+    std::fs::write(&seg, b"garbage").unwrap();
+    let out = env.run(["--json", "session", "reindex"]).succeeds().json();
+    assert_eq!(out["recallDamaged"], 1, "{out:#}");
+    assert!(out["recallDays"].as_u64().unwrap() >= 5, "{out:#}");
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
+    assert_eq!(found(&done.json()), found(&clean));
+}
+
+fn tree_has(dir: &Path, needle: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .any(|p| p.to_string_lossy().contains(needle) || (p.is_dir() && tree_has(&p, needle)))
+}
+
+#[test]
+fn erase_leaves_no_index_and_exports_leave_it_out() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    history(&env, "U2");
+    index(&env);
+    assert!(!segments(&env, "U1").is_empty());
+
+    let out = env.dir.path().join("export");
+    env.run(["session", "export", "--user", "U1", "--out"])
+        .arg(&out)
+        .succeeds();
+    assert!(tree_has(&out, "archive"), "the export holds the archives");
+    assert!(
+        !tree_has(&out, ".recall") && !tree_has(&out, ".seg"),
+        "derived data is left out of exports"
+    );
+
+    env.run(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .succeeds();
+    assert!(!index_dir(&env, "U1").exists(), "erase removes the index");
+    assert!(!segments(&env, "U2").is_empty(), "another person's stays");
+}
+
+/// Erasing a person from a group: the group's segments of the days whose
+/// archives lost lines go with them (they hold the erased text).
+#[test]
+fn erasing_a_member_drops_the_group_segments_holding_their_lines() {
+    let env = TestEnv::new();
+    group_archives(&env, "#G1", 4, 50, |i| {
+        if i == 10 {
+            ("U7".into(), "my secret hobby is competitive origami".into())
+        } else {
+            ("U8".into(), format!("group chat {i} about the weather"))
+        }
+    });
+    for member in ["U7", "U8"] {
+        write_file(
+            &env.sessions_dir().join(format!("memberships/{member}/#G1")),
+            b"",
+        );
+    }
+    index(&env);
+    let segs = segments(&env, "#G1");
+    assert_eq!(segs.len(), 1, "{segs:?}");
+    let stored = std::fs::read(&segs[0]).unwrap();
+    // (the stored lines are compressed: look for the erased text after
+    // inflating what the segment holds, by recall.)
+    let out = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U8",
+            "--conversation",
+            "G1",
+            "--explain",
+            "--",
+            "what is the secret origami hobby?",
+        ])
+        .succeeds()
+        .json();
+    assert!(out["text"].as_str().unwrap().contains("origami"), "{out:#}");
+    assert!(!stored.is_empty());
+    env.run(["session", "clear", "--user", "U7", "--all", "--yes"])
+        .succeeds();
+    assert!(
+        !segs[0].exists(),
+        "the segment holding the erased day is gone: {:?}",
+        segments(&env, "#G1")
+    );
+    let out = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U8",
+            "--conversation",
+            "G1",
+            "--explain",
+            "--",
+            "what is the secret origami hobby?",
+        ])
+        .succeeds()
+        .json();
+    assert!(
+        !out["text"].as_str().unwrap().contains("origami"),
+        "{out:#}"
+    );
+    // The next maintain indexes the rewritten days again.
+    index(&env);
+    assert_eq!(segments(&env, "#G1").len(), 1);
+}
+
+/// A group kept under its bare key by an earlier version, with an index:
+/// the migration moves the index with the archives, and it stays current.
+#[test]
+fn the_conversation_migration_moves_the_index() {
+    let env = TestEnv::new();
+    group_archives(&env, "GRP", 6, 40, |i| {
+        if i == 30 {
+            ("U7".into(), FACT.into())
+        } else {
+            ("U8".into(), format!("group chat {i} about the weather"))
+        }
+    });
+    // What makes GRP a conversation of the previous layout: a log whose
+    // lines name their senders, and members.
+    env.write_messages_raw(
+        "GRP",
+        (json!({"ts": "2026-02-07T09:00:00Z", "role": "user", "text": "group hi", "userId": "U7"})
+            .to_string()
+            + "\n")
+            .as_bytes(),
+    );
+    write_file(&env.sessions_dir().join("memberships/U7/GRP"), b"");
+    index(&env);
+    assert!(!segments(&env, "GRP").is_empty());
+    env.run(["maintain", "--only", "migrate"]).succeeds();
+    assert!(!index_dir(&env, "GRP").exists(), "moved away");
+    assert!(!segments(&env, "#GRP").is_empty(), "moved to #GRP");
+    let out = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U7",
+            "--conversation",
+            "GRP",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds()
+        .json();
+    assert!(
+        out["explain"]["recall"]["indexedDays"].as_u64().unwrap() >= 5,
+        "the moved index is current: {out:#}"
+    );
+    assert!(out["text"].as_str().unwrap().contains("Biscuit"), "{out:#}");
+}
+
+/// Every archive day is searched (no newest-days cap any more).
+#[test]
+fn the_oldest_archive_day_is_searched() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    let out = recall_json(&env, "U1", QUESTION);
+    assert!(
+        out["recalled"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["msgId"] == "U1-40" && r["source"] == "archive 2026-02-01"),
+        "{out:#}"
+    );
+}
+
+/// A segment made by another tokenizer version (`tokenize::VERSION`) is
+/// stale like a changed archive: not used, not warned about, and replaced
+/// by the next `maintain`.
+#[test]
+fn a_segment_of_another_tokenizer_version_is_not_used() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    index(&env);
+    let seg = segments(&env, "U1").remove(0);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    // The version (bytes 12..16), and the head's CRC-32 over the header
+    // and its tables (up to the dictionary, bytes 48..56) with the CRC's
+    // own place (92..96) zeroed.
+    let version = u32::from_le_bytes(bytes[12..16].try_into().unwrap());
+    bytes[12..16].copy_from_slice(&(version + 1).to_le_bytes());
+    let head = u64::from_le_bytes(bytes[48..56].try_into().unwrap()) as usize;
+    bytes[92..96].fill(0);
+    let mut crc = flate2::Crc::new();
+    crc.update(&bytes[..head]);
+    bytes[92..96].copy_from_slice(&crc.sum().to_le_bytes());
+    std::fs::write(&seg, &bytes).unwrap();
+
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert_eq!(done.json()["explain"]["recall"]["indexedDays"], 0);
+    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
+    assert!(done.json()["text"].as_str().unwrap().contains("Biscuit"));
+    index(&env);
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(
+        done.json()["explain"]["recall"]["indexedDays"]
+            .as_u64()
+            .unwrap()
+            >= 5
+    );
+}
