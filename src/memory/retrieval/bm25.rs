@@ -22,6 +22,8 @@ pub struct QueryTerms {
     pub terms: Vec<String>,
     index: HashMap<String, usize, super::tokenize::FnvBuild>,
     weights: Vec<f64>,
+    /// The days or months the query names ("on 3 June, 2023").
+    pub dates: Vec<super::when::Span>,
 }
 
 impl QueryTerms {
@@ -44,6 +46,7 @@ impl QueryTerms {
             terms,
             index,
             weights,
+            dates: super::when::spans(text),
         }
     }
 

@@ -101,6 +101,10 @@ pub trait Units {
     /// recent window nor the one being answered (those days are read
     /// whole), so the window check needs no read.
     fn peek(&self, i: usize) -> Option<&Unit>;
+    /// The day (UTC) the unit at `i` was written on.
+    fn day(&self, i: usize) -> anyhow::Result<NaiveDate> {
+        Ok(super::when::day_of(self.unit(i)?.item.ts()))
+    }
 }
 
 impl Units for Corpus {
@@ -131,6 +135,9 @@ enum Part {
         count: u32,
         len_sum: u64,
         day: NaiveDate,
+        /// The day all its messages were written on (`None`: an archive
+        /// holding messages of other days too, written by another tool).
+        written: Option<NaiveDate>,
     },
 }
 
@@ -313,6 +320,8 @@ pub fn read(
                 count: entry.doc_count,
                 len_sum: entry.len_sum,
                 day,
+                written: Some(ns_day(entry.min_ts_ns))
+                    .filter(|first| *first == ns_day(entry.max_ts_ns)),
             });
             start += entry.doc_count as usize;
             continue;
@@ -362,6 +371,11 @@ pub fn read(
         scanned_days,
         blocks: RefCell::new(HashMap::new()),
     })
+}
+
+/// The day (UTC) of a time in ns.
+fn ns_day(ns: i64) -> NaiveDate {
+    super::when::day_of(DateTime::from_timestamp_nanos(ns))
 }
 
 /// Every message, every archive read whole, in time order.
@@ -677,6 +691,17 @@ impl Units for View {
             item: Item::Message(message),
             source: format!("archive {day}"),
         })
+    }
+
+    fn day(&self, i: usize) -> anyhow::Result<NaiveDate> {
+        if i < self.messages
+            && let Part::Indexed {
+                written: Some(day), ..
+            } = self.part(i)
+        {
+            return Ok(*day);
+        }
+        Ok(super::when::day_of(self.unit(i)?.item.ts()))
     }
 
     fn peek(&self, i: usize) -> Option<&Unit> {
