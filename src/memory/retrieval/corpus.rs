@@ -134,6 +134,10 @@ enum Part {
         doc_start: u32,
         count: u32,
         len_sum: u64,
+        /// The first doc's length and characters, the last doc's length.
+        first_len: u32,
+        first_chars: u32,
+        last_len: u32,
         day: NaiveDate,
         /// The day all its messages were written on (`None`: an archive
         /// holding messages of other days too, written by another tool).
@@ -209,7 +213,8 @@ fn archived_messages(state: &State, owner: &Owner, day: NaiveDate) -> anyhow::Re
 
 /// The segments of `owner`'s index, by file name; a damaged one is
 /// warned about and left out (its days are read whole), one of another
-/// tokenizer version left out silently (stale, like a changed archive).
+/// tokenizer version or an older format left out silently (stale, like a
+/// changed archive).
 pub fn open_segments(
     state: &State,
     owner: &Owner,
@@ -230,6 +235,7 @@ pub fn open_segments(
                 segments.push(segment);
             }
             Ok(_) => {}
+            Err(e) if e.downcast_ref::<index::Damaged>().is_some_and(|d| d.stale) => {}
             Err(e) if e.downcast_ref::<index::Damaged>().is_some() => {
                 crate::diag::warn(format!("{e}"));
             }
@@ -319,6 +325,9 @@ pub fn read(
                 doc_start: entry.doc_start,
                 count: entry.doc_count,
                 len_sum: entry.len_sum,
+                first_len: entry.first_len,
+                first_chars: entry.first_chars,
+                last_len: entry.last_len,
                 day,
                 written: Some(ns_day(entry.min_ts_ns))
                     .filter(|first| *first == ns_day(entry.max_ts_ns)),
@@ -476,56 +485,36 @@ impl View {
         &self.parts[p - 1]
     }
 
-    /// The BM25 score of every unit with any of the query's terms, by
-    /// place, ascending: the days in segments from their postings, the
-    /// rest counted, with the statistics of the whole memory either way.
+    /// The BM25 score of every unit with any of the query's terms (or
+    /// whose previous message has one), by place, ascending: the days in
+    /// segments from their postings, the rest counted, with the
+    /// statistics of the whole memory either way.
     pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
         let mut stats = bm25::Stats {
             docs: self.len(),
             total_len: 0,
+            previous_len: 0,
             df: vec![0; terms.terms.len()],
         };
-        let mut loaded: Vec<(usize, bm25::Counts)> = Vec::new();
-        let mut count = |i: usize, unit: &Unit, stats: &mut bm25::Stats| {
-            let mut counts = bm25::count(tokenizer, terms, unit.item.text());
-            stats.total_len += u64::from(counts.len);
-            if !counts.tf.is_empty() {
-                counts.tf.sort_unstable();
-                for &(t, _) in &counts.tf {
-                    stats.df[t as usize] += 1;
-                }
-                loaded.push((i, counts));
-            }
-        };
-        // Per segment: its days in use, by doc number.
+        // The docs of the days in segments with a term of their own or of
+        // the previous doc of their day, by place: each term's postings,
+        // doc numbers turned into places (docs and days ascend together,
+        // so places ascend too), those of days not in use left out, then
+        // merged by place.
         let mut ranges: Vec<Vec<(u32, u32, usize)>> = vec![Vec::new(); self.segments.len()];
         for part in &self.parts {
-            match part {
-                Part::Loaded { start, units } => {
-                    for (k, unit) in units.iter().enumerate() {
-                        count(start + k, unit, &mut stats);
-                    }
-                }
-                Part::Indexed {
-                    start,
-                    segment,
-                    doc_start,
-                    count,
-                    len_sum,
-                    ..
-                } => {
-                    stats.total_len += len_sum;
-                    ranges[*segment].push((*doc_start, *count, *start));
-                }
+            if let Part::Indexed {
+                start,
+                segment,
+                doc_start,
+                count,
+                ..
+            } = part
+            {
+                ranges[*segment].push((*doc_start, *count, *start));
             }
         }
-        for (k, unit) in self.notes.iter().enumerate() {
-            count(self.messages + k, unit, &mut stats);
-        }
-        // Each segment's postings of each term, doc numbers turned into
-        // places (docs and days ascend together, so places ascend too),
-        // those of days not in use left out.
-        let mut lists: Vec<(usize, Vec<Vec<index::Posting>>)> = Vec::new();
+        let mut indexed: Vec<Doc> = Vec::new();
         let mut postings = Vec::new();
         for (s, ranges) in ranges.iter_mut().enumerate() {
             if ranges.is_empty() {
@@ -534,7 +523,7 @@ impl View {
             ranges.sort_unstable();
             let segment = &self.segments[s];
             let mut per_term = Vec::with_capacity(terms.terms.len());
-            for (t, term) in terms.terms.iter().enumerate() {
+            for term in &terms.terms {
                 let mut list = Vec::new();
                 if let Some(info) = segment.term(term)? {
                     postings.clear();
@@ -557,27 +546,8 @@ impl View {
                         });
                     }
                 }
-                stats.df[t] += list.len() as u32;
                 per_term.push(list);
             }
-            let first = ranges.iter().map(|r| r.2).min().unwrap_or(0);
-            lists.push((first, per_term));
-        }
-        drop(postings);
-
-        let scorer = bm25::Scorer::new(terms, &stats);
-        let mut hits: Vec<Hit> = loaded
-            .iter()
-            .map(|(i, c)| Hit {
-                place: *i as u32,
-                chars: NO_CHARS,
-                raw: scorer.score(c.len, &c.tf),
-            })
-            .collect();
-        drop(loaded);
-        lists.sort_by_key(|(first, _)| *first);
-        let mut tf: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
-        for (_, per_term) in lists {
             // A merge of the terms' lists, by place.
             let mut heads = vec![0usize; per_term.len()];
             loop {
@@ -590,29 +560,171 @@ impl View {
                 if place == u32::MAX {
                     break;
                 }
-                tf.clear();
-                let (mut len, mut chars) = (0, 0);
+                let mut doc = Doc {
+                    place,
+                    chars: NO_CHARS,
+                    len: 0,
+                    previous_len: 0,
+                    tf: Vec::new(),
+                };
                 for (t, list) in per_term.iter().enumerate() {
                     if let Some(p) = list.get(heads[t])
                         && p.doc == place
                     {
-                        tf.push((t as u16, p.tf));
-                        (len, chars) = (p.len, p.chars);
+                        doc.tf.push((t as u16, p.tf, p.previous_tf));
+                        (doc.len, doc.previous_len, doc.chars) = (p.len, p.previous_len, p.chars);
                         heads[t] += 1;
                     }
                 }
-                let raw = scorer.score(len, &tf);
-                if raw > 0.0 {
-                    hits.push(Hit { place, chars, raw });
+                indexed.push(doc);
+            }
+        }
+        drop(postings);
+        indexed.sort_by_key(|d| d.place);
+
+        // Every part in order, the previous message's own counts and
+        // length carried from each to the next (across a day, whichever
+        // way each is read).
+        let mut docs: Vec<Doc> = Vec::new();
+        let mut previous: Option<(Vec<(u16, u16)>, u32)> = None;
+        let mut next = 0;
+        for part in &self.parts {
+            match part {
+                Part::Loaded { start, units } => {
+                    for (k, unit) in units.iter().enumerate() {
+                        let mut own = bm25::count(tokenizer, terms, unit.item.text());
+                        own.tf.sort_unstable();
+                        stats.total_len += u64::from(own.len);
+                        for &(t, _) in &own.tf {
+                            stats.df[t as usize] += 1;
+                        }
+                        let (tf, previous_len) = match &previous {
+                            Some((tf, len)) => (bm25::expand(&own.tf, tf), *len),
+                            None => (bm25::expand(&own.tf, &[]), 0),
+                        };
+                        stats.previous_len += u64::from(previous_len);
+                        if !tf.is_empty() {
+                            docs.push(Doc {
+                                place: (start + k) as u32,
+                                chars: NO_CHARS,
+                                len: own.len,
+                                previous_len,
+                                tf,
+                            });
+                        }
+                        previous = Some((own.tf, own.len));
+                    }
+                }
+                Part::Indexed {
+                    start,
+                    count,
+                    len_sum,
+                    first_len,
+                    first_chars,
+                    last_len,
+                    ..
+                } => {
+                    let (first, end) = (*start as u32, (*start + *count as usize) as u32);
+                    stats.total_len += len_sum;
+                    // Within the day, every doc but the last is one's
+                    // previous.
+                    stats.previous_len += len_sum - u64::from(*last_len);
+                    let mut own_of_last = Vec::new();
+                    let mut first_seen = false;
+                    while let Some(mut doc) = indexed.get_mut(next).map(std::mem::take) {
+                        if doc.place >= end {
+                            indexed[next] = doc;
+                            break;
+                        }
+                        next += 1;
+                        for &(t, own, _) in &doc.tf {
+                            if own > 0 {
+                                stats.df[t as usize] += 1;
+                            }
+                        }
+                        if doc.place == end - 1 {
+                            own_of_last = own_counts(&doc.tf);
+                        }
+                        if doc.place == first {
+                            first_seen = true;
+                            if let Some((tf, len)) = &previous {
+                                doc.tf = bm25::expand(&own_counts(&doc.tf), tf);
+                                doc.previous_len = *len;
+                            }
+                        }
+                        docs.push(doc);
+                    }
+                    // The day's first doc, by the words of the message
+                    // before it alone.
+                    if let Some((tf, len)) = &previous {
+                        stats.previous_len += u64::from(*len);
+                        if !first_seen && !tf.is_empty() {
+                            let at = docs.partition_point(|d| d.place < first);
+                            docs.insert(
+                                at,
+                                Doc {
+                                    place: first,
+                                    chars: *first_chars,
+                                    len: *first_len,
+                                    previous_len: *len,
+                                    tf: bm25::expand(&[], tf),
+                                },
+                            );
+                        }
+                    }
+                    previous = Some((own_of_last, *last_len));
                 }
             }
         }
-        // Sorted runs (the loaded days, then each segment): a stable sort
-        // merges them.
-        hits.retain(|h| h.raw > 0.0);
-        hits.sort_by_key(|h| h.place);
+        // Summary lines stand alone.
+        for (k, unit) in self.notes.iter().enumerate() {
+            let mut own = bm25::count(tokenizer, terms, unit.item.text());
+            own.tf.sort_unstable();
+            stats.total_len += u64::from(own.len);
+            for &(t, _) in &own.tf {
+                stats.df[t as usize] += 1;
+            }
+            if !own.tf.is_empty() {
+                docs.push(Doc {
+                    place: (self.messages + k) as u32,
+                    chars: NO_CHARS,
+                    len: own.len,
+                    previous_len: 0,
+                    tf: bm25::expand(&own.tf, &[]),
+                });
+            }
+        }
+
+        let scorer = bm25::Scorer::new(terms, &stats);
+        let hits: Vec<Hit> = docs
+            .iter()
+            .map(|d| Hit {
+                place: d.place,
+                chars: d.chars,
+                raw: scorer.score(d.len, d.previous_len, &d.tf),
+            })
+            .filter(|h| h.raw > 0.0)
+            .collect();
         Ok(Hits { list: hits })
     }
+}
+
+/// A unit with any query term of its own or of the message before it.
+#[derive(Debug, Default)]
+struct Doc {
+    place: u32,
+    chars: u32,
+    len: u32,
+    previous_len: u32,
+    tf: Vec<bm25::Tf>,
+}
+
+/// A doc's own counts of query terms.
+fn own_counts(tf: &[bm25::Tf]) -> Vec<(u16, u16)> {
+    tf.iter()
+        .filter(|(_, own, _)| *own > 0)
+        .map(|&(t, own, _)| (t, own))
+        .collect()
 }
 
 /// [`Hit::chars`] of a unit not measured yet.

@@ -10,13 +10,17 @@
 //! - [`search()`]: the same ranking as a search, best first with scores
 //!   (`session search` with several words, the `search_memory` tool).
 //!
-//! A message is scored by BM25, plus a share of its neighbours' scores
-//! (the question before an answer, the answer after a question), and a
-//! small recency prior. The best are taken until the budget
-//! (`recall.maxChars`, `recall.maxPassages`) is spent, each with the turn
-//! before and after it, no turn twice and none already in the recent
-//! window; a score under `recall.minScore` is not taken at all, so small
-//! talk recalls nothing. Whose memory is settled by the caller, with
+//! A message is scored by BM25 over its words and half the counts of the
+//! message before it, plus a share of its neighbours' scores (the
+//! question before an answer, the answer after a question), a small
+//! recency prior, and a raise when the query names the day or month it
+//! was written on ("on 3 June, 2023": see [`when`]). The best are taken
+//! until the budget (`recall.maxChars`, `recall.maxPassages`) is spent,
+//! each with the turn before and after it, no turn twice and none already
+//! in the recent window; a hit already taken as another's neighbour
+//! brings its own other neighbour (the passage grows). A score under
+//! `recall.minScore` is not taken at all, so small talk recalls nothing.
+//! Whose memory is settled by the caller, with
 //! [`crate::memory::owners::visible_to`].
 
 pub mod bm25;
@@ -91,7 +95,7 @@ pub struct Recalled {
     pub unit: Unit,
     /// The score of the passage it belongs to (its hit's).
     pub score: f64,
-    /// Its own BM25 score.
+    /// Its own BM25 score (with the share of the message before it).
     pub own_score: f64,
     /// The unit matched itself (not only a neighbour of a hit).
     pub hit: bool,
@@ -225,7 +229,10 @@ pub fn rank(
         })
         .collect();
     let mut hits = Hits::default();
-    for (i, s) in bm25::scores(terms, &counts).into_iter().enumerate() {
+    for (i, s) in bm25::scores(terms, &counts, corpus.messages)
+        .into_iter()
+        .enumerate()
+    {
         if s > 0.0 {
             hits.list.push(corpus::Hit {
                 place: i as u32,
@@ -586,16 +593,17 @@ mod tests {
         turns.extend(chatter(50));
         let corpus = make(&turns);
         let got = run(&corpus, "vacation Lisbon", &[], &Options::default());
-        // Hits on two neighbouring turns: one passage, each turn once,
-        // in time order; the second hit, taken as the first one's
-        // neighbour, grows it by the turn before it.
+        // Hits on neighbouring turns (the last only by the words of the
+        // one before it): one passage that grows by a turn on each side,
+        // each turn once, in time order.
         assert_eq!(
             texts(&got),
             [
                 "pretty quiet here, the weather was nice and sunny",
                 "Where did you go on vacation?",
                 "We went to Lisbon, and loved the vacation",
-                "Sounds great"
+                "Sounds great",
+                "how was your day, anything fun going on lately"
             ]
         );
     }
@@ -608,8 +616,8 @@ mod tests {
                 Role::User,
                 "I started violin lessons with a new teacher, a violin teacher from Vienna",
             ),
-            // A weaker hit, taken as the first one's neighbour...
-            (Role::Assistant, "Wow, violin! When are they?"),
+            // A hit only by the words of the turn before it...
+            (Role::Assistant, "Wow, when are they?"),
             // ...and the answer, which has none of the words.
             (Role::User, "Every Tuesday evening, for an hour"),
         ]);
@@ -624,7 +632,7 @@ mod tests {
             texts(&got)[1..],
             [
                 "I started violin lessons with a new teacher, a violin teacher from Vienna",
-                "Wow, violin! When are they?",
+                "Wow, when are they?",
                 "Every Tuesday evening, for an hour"
             ]
         );
