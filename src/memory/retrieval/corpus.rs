@@ -629,13 +629,24 @@ impl View {
                     // Within the day, every doc but the last is one's
                     // previous.
                     stats.previous_len += len_sum - u64::from(*last_len);
-                    let mut own_of_last = Vec::new();
-                    let mut first_seen = false;
-                    while let Some(mut doc) = indexed.get_mut(next).map(std::mem::take) {
-                        if doc.place >= end {
-                            indexed[next] = doc;
-                            break;
+                    // The day's first doc gets the message before it; one
+                    // with no term of its own is a doc by that one's alone.
+                    if let Some((tf, len)) = &previous {
+                        stats.previous_len += u64::from(*len);
+                        let listed = indexed.get(next).is_some_and(|d| d.place == first);
+                        if !listed && !tf.is_empty() {
+                            docs.push(Doc {
+                                place: first,
+                                chars: *first_chars,
+                                len: *first_len,
+                                previous_len: *len,
+                                tf: bm25::expand(&[], tf),
+                            });
                         }
+                    }
+                    let mut own_of_last = Vec::new();
+                    while next < indexed.len() && indexed[next].place < end {
+                        let mut doc = std::mem::take(&mut indexed[next]);
                         next += 1;
                         for &(t, own, _) in &doc.tf {
                             if own > 0 {
@@ -645,32 +656,15 @@ impl View {
                         if doc.place == end - 1 {
                             own_of_last = own_counts(&doc.tf);
                         }
-                        if doc.place == first {
-                            first_seen = true;
-                            if let Some((tf, len)) = &previous {
-                                doc.tf = bm25::expand(&own_counts(&doc.tf), tf);
-                                doc.previous_len = *len;
-                            }
+                        if doc.place == first
+                            && let Some((tf, len)) = &previous
+                        {
+                            // Stored without a previous doc (see
+                            // `index`): its own counts only.
+                            doc.tf = bm25::expand(&own_counts(&doc.tf), tf);
+                            doc.previous_len = *len;
                         }
                         docs.push(doc);
-                    }
-                    // The day's first doc, by the words of the message
-                    // before it alone.
-                    if let Some((tf, len)) = &previous {
-                        stats.previous_len += u64::from(*len);
-                        if !first_seen && !tf.is_empty() {
-                            let at = docs.partition_point(|d| d.place < first);
-                            docs.insert(
-                                at,
-                                Doc {
-                                    place: first,
-                                    chars: *first_chars,
-                                    len: *first_len,
-                                    previous_len: *len,
-                                    tf: bm25::expand(&[], tf),
-                                },
-                            );
-                        }
                     }
                     previous = Some((own_of_last, *last_len));
                 }
