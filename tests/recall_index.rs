@@ -703,3 +703,56 @@ fn the_first_message_of_a_day_counts_the_last_of_the_day_before_on_every_path() 
         assert_eq!(found(mixed), found(&whole), "{q}");
     }
 }
+
+/// A segment of the format before the previous message's counts (1):
+/// stale, not damaged: left out without a warning (its days read whole)
+/// and replaced by the next `maintain`, without a warning either.
+#[test]
+fn a_segment_of_the_older_format_is_stale() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    let clean = recall_json(&env, "U1", QUESTION);
+    index(&env);
+    let seg = segments(&env, "U1").remove(0);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    // The format: bytes 8..12 (read before the head's checksum).
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&seg, &bytes).unwrap();
+
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
+    assert_eq!(done.json()["explain"]["recall"]["indexedDays"], 0);
+    assert_eq!(found(&done.json()), found(&clean));
+
+    let rebuilt = env
+        .run(["--json", "maintain", "--only", "index"])
+        .succeeds();
+    assert!(
+        !rebuilt.stderr().contains("damaged"),
+        "{}",
+        rebuilt.stderr()
+    );
+    let now = segments(&env, "U1");
+    assert!(!now.is_empty());
+    for seg in &now {
+        assert_eq!(
+            u32::from_le_bytes(std::fs::read(seg).unwrap()[8..12].try_into().unwrap()),
+            2,
+            "{}",
+            seg.display()
+        );
+    }
+    let after = recall_json(&env, "U1", QUESTION);
+    assert!(after["explain"]["recall"]["indexedDays"].as_u64().unwrap() >= 5);
+    assert_eq!(found(&after), found(&clean));
+}
