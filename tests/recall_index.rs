@@ -627,6 +627,15 @@ fn the_first_message_of_a_day_counts_the_last_of_the_day_before_on_every_path() 
     let questions = [
         ("When are the violin lessons?", "Every Tuesday evening"),
         ("Where is the pottery class?", "At the community center"),
+        // The first of a day with words of its own too.
+        (
+            "Are the violin lessons on Tuesday evening?",
+            "Every Tuesday evening",
+        ),
+        (
+            "Is the pottery class at the community center?",
+            "At the community center",
+        ),
     ];
     // The answer is a hit of its own (by its question's words), not only
     // the question's neighbour.

@@ -496,11 +496,7 @@ impl View {
             previous_len: 0,
             df: vec![0; terms.terms.len()],
         };
-        // The docs of the days in segments with a term of their own or of
-        // the previous doc of their day, by place: each term's postings,
-        // doc numbers turned into places (docs and days ascend together,
-        // so places ascend too), those of days not in use left out, then
-        // merged by place.
+        // Per segment: its days in use, by doc number.
         let mut ranges: Vec<Vec<(u32, u32, usize)>> = vec![Vec::new(); self.segments.len()];
         for part in &self.parts {
             if let Part::Indexed {
@@ -514,7 +510,11 @@ impl View {
                 ranges[*segment].push((*doc_start, *count, *start));
             }
         }
-        let mut indexed: Vec<Doc> = Vec::new();
+        // Each segment's postings of each term, doc numbers turned into
+        // places (docs and days ascend together, so places ascend too),
+        // those of days not in use left out. A posting lists a doc with
+        // the term of its own or of the previous doc of its day.
+        let mut per_segment: Vec<Vec<Vec<index::Posting>>> = vec![Vec::new(); self.segments.len()];
         let mut postings = Vec::new();
         for (s, ranges) in ranges.iter_mut().enumerate() {
             if ranges.is_empty() {
@@ -523,7 +523,7 @@ impl View {
             ranges.sort_unstable();
             let segment = &self.segments[s];
             let mut per_term = Vec::with_capacity(terms.terms.len());
-            for term in &terms.terms {
+            for (t, term) in terms.terms.iter().enumerate() {
                 let mut list = Vec::new();
                 if let Some(info) = segment.term(term)? {
                     postings.clear();
@@ -540,6 +540,9 @@ impl View {
                         if p.doc < first {
                             continue;
                         }
+                        if p.tf > 0 {
+                            stats.df[t] += 1;
+                        }
                         list.push(index::Posting {
                             doc: (start + (p.doc - first) as usize) as u32,
                             ..*p
@@ -548,46 +551,22 @@ impl View {
                 }
                 per_term.push(list);
             }
-            // A merge of the terms' lists, by place.
-            let mut heads = vec![0usize; per_term.len()];
-            loop {
-                let mut place = u32::MAX;
-                for (t, list) in per_term.iter().enumerate() {
-                    if let Some(p) = list.get(heads[t]) {
-                        place = place.min(p.doc);
-                    }
-                }
-                if place == u32::MAX {
-                    break;
-                }
-                let mut doc = Doc {
-                    place,
-                    chars: NO_CHARS,
-                    len: 0,
-                    previous_len: 0,
-                    tf: Vec::new(),
-                };
-                for (t, list) in per_term.iter().enumerate() {
-                    if let Some(p) = list.get(heads[t])
-                        && p.doc == place
-                    {
-                        doc.tf.push((t as u16, p.tf, p.previous_tf));
-                        (doc.len, doc.previous_len, doc.chars) = (p.len, p.previous_len, p.chars);
-                        heads[t] += 1;
-                    }
-                }
-                indexed.push(doc);
-            }
+            per_segment[s] = per_term;
         }
         drop(postings);
-        indexed.sort_by_key(|d| d.place);
+        let find = |list: &[index::Posting], place: u32| -> Option<index::Posting> {
+            list.binary_search_by_key(&place, |p| p.doc)
+                .ok()
+                .map(|k| list[k])
+        };
 
         // Every part in order, the previous message's own counts and
         // length carried from each to the next (across a day, whichever
-        // way each is read).
-        let mut docs: Vec<Doc> = Vec::new();
+        // way each is read): the loaded units counted, and for each
+        // indexed day's first doc the message before it.
+        let mut counted: Vec<Doc> = Vec::new();
+        let mut boundary: HashMap<u32, (Vec<(u16, u16)>, u32)> = HashMap::new();
         let mut previous: Option<(Vec<(u16, u16)>, u32)> = None;
-        let mut next = 0;
         for part in &self.parts {
             match part {
                 Part::Loaded { start, units } => {
@@ -604,7 +583,7 @@ impl View {
                         };
                         stats.previous_len += u64::from(previous_len);
                         if !tf.is_empty() {
-                            docs.push(Doc {
+                            counted.push(Doc {
                                 place: (start + k) as u32,
                                 chars: NO_CHARS,
                                 len: own.len,
@@ -617,6 +596,7 @@ impl View {
                 }
                 Part::Indexed {
                     start,
+                    segment,
                     count,
                     len_sum,
                     first_len,
@@ -624,48 +604,35 @@ impl View {
                     last_len,
                     ..
                 } => {
-                    let (first, end) = (*start as u32, (*start + *count as usize) as u32);
+                    let lists = &per_segment[*segment];
+                    let (first, last) = (*start as u32, (*start + *count as usize - 1) as u32);
                     stats.total_len += len_sum;
                     // Within the day, every doc but the last is one's
                     // previous.
                     stats.previous_len += len_sum - u64::from(*last_len);
-                    // The day's first doc gets the message before it; one
-                    // with no term of its own is a doc by that one's alone.
-                    if let Some((tf, len)) = &previous {
-                        stats.previous_len += u64::from(*len);
-                        let listed = indexed.get(next).is_some_and(|d| d.place == first);
-                        if !listed && !tf.is_empty() {
-                            docs.push(Doc {
+                    if let Some((tf, len)) = previous.take() {
+                        stats.previous_len += u64::from(len);
+                        let listed = lists.iter().any(|l| find(l, first).is_some());
+                        if listed {
+                            // Stored without a previous doc (see `index`).
+                            boundary.insert(first, (tf, len));
+                        } else if !tf.is_empty() {
+                            // By the words of the message before it alone.
+                            counted.push(Doc {
                                 place: first,
                                 chars: *first_chars,
                                 len: *first_len,
-                                previous_len: *len,
-                                tf: bm25::expand(&[], tf),
+                                previous_len: len,
+                                tf: bm25::expand(&[], &tf),
                             });
                         }
                     }
-                    let mut own_of_last = Vec::new();
-                    while next < indexed.len() && indexed[next].place < end {
-                        let mut doc = std::mem::take(&mut indexed[next]);
-                        next += 1;
-                        for &(t, own, _) in &doc.tf {
-                            if own > 0 {
-                                stats.df[t as usize] += 1;
-                            }
-                        }
-                        if doc.place == end - 1 {
-                            own_of_last = own_counts(&doc.tf);
-                        }
-                        if doc.place == first
-                            && let Some((tf, len)) = &previous
-                        {
-                            // Stored without a previous doc (see
-                            // `index`): its own counts only.
-                            doc.tf = bm25::expand(&own_counts(&doc.tf), tf);
-                            doc.previous_len = *len;
-                        }
-                        docs.push(doc);
-                    }
+                    let own_of_last = lists
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(t, l)| find(l, last).map(|p| (t as u16, p.tf)))
+                        .filter(|(_, own)| *own > 0)
+                        .collect();
                     previous = Some((own_of_last, *last_len));
                 }
             }
@@ -679,7 +646,7 @@ impl View {
                 stats.df[t as usize] += 1;
             }
             if !own.tf.is_empty() {
-                docs.push(Doc {
+                counted.push(Doc {
                     place: (self.messages + k) as u32,
                     chars: NO_CHARS,
                     len: own.len,
@@ -690,35 +657,67 @@ impl View {
         }
 
         let scorer = bm25::Scorer::new(terms, &stats);
-        let hits: Vec<Hit> = docs
+        let mut hits: Vec<Hit> = counted
             .iter()
             .map(|d| Hit {
                 place: d.place,
                 chars: d.chars,
                 raw: scorer.score(d.len, d.previous_len, &d.tf),
             })
-            .filter(|h| h.raw > 0.0)
             .collect();
+        drop(counted);
+        let mut tf: Vec<bm25::Tf> = Vec::with_capacity(terms.terms.len());
+        let mut own: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
+        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
+            // A merge of the terms' lists, by place.
+            let mut heads = vec![0usize; per_term.len()];
+            loop {
+                let mut place = u32::MAX;
+                for (t, list) in per_term.iter().enumerate() {
+                    if let Some(p) = list.get(heads[t]) {
+                        place = place.min(p.doc);
+                    }
+                }
+                if place == u32::MAX {
+                    break;
+                }
+                tf.clear();
+                let (mut len, mut previous_len, mut chars) = (0, 0, 0);
+                for (t, list) in per_term.iter().enumerate() {
+                    if let Some(p) = list.get(heads[t])
+                        && p.doc == place
+                    {
+                        tf.push((t as u16, p.tf, p.previous_tf));
+                        (len, previous_len, chars) = (p.len, p.previous_len, p.chars);
+                        heads[t] += 1;
+                    }
+                }
+                if let Some((before, before_len)) = boundary.get(&place) {
+                    own.clear();
+                    own.extend(tf.iter().filter(|d| d.1 > 0).map(|&(t, n, _)| (t, n)));
+                    tf = bm25::expand(&own, before);
+                    previous_len = *before_len;
+                }
+                let raw = scorer.score(len, previous_len, &tf);
+                hits.push(Hit { place, chars, raw });
+            }
+        }
+        // Sorted runs (the counted units, then each segment): a stable
+        // sort merges them.
+        hits.retain(|h| h.raw > 0.0);
+        hits.sort_by_key(|h| h.place);
         Ok(Hits { list: hits })
     }
 }
 
-/// A unit with any query term of its own or of the message before it.
-#[derive(Debug, Default)]
+/// A counted unit with any query term of its own or of the message
+/// before it.
 struct Doc {
     place: u32,
     chars: u32,
     len: u32,
     previous_len: u32,
     tf: Vec<bm25::Tf>,
-}
-
-/// A doc's own counts of query terms.
-fn own_counts(tf: &[bm25::Tf]) -> Vec<(u16, u16)> {
-    tf.iter()
-        .filter(|(_, own, _)| *own > 0)
-        .map(|&(t, own, _)| (t, own))
-        .collect()
 }
 
 /// [`Hit::chars`] of a unit not measured yet.
