@@ -89,6 +89,16 @@ fn month_span(year: i32, month: u32) -> Option<Span> {
 /// read: such a date is simply not found.)
 pub fn spans(text: &str) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::new();
+    // Every form names a year: without four digits in a row there is
+    // nothing to find, and the patterns are not even compiled (a few ms
+    // per process).
+    let has_year = text
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.iter().all(u8::is_ascii_digit));
+    if !has_year {
+        return out;
+    }
     let mut push = |span: Option<Span>| {
         if let Some(span) = span
             && !out.contains(&span)
