@@ -121,12 +121,14 @@ fn json_lists_each_recalled_message_and_its_source() {
     assert_eq!(hit["source"], "archive 2026-02-01");
     assert_eq!(hit["hit"], true);
     assert!(hit["score"].as_f64().unwrap() > 0.0);
-    // Its neighbours come along: the turn before and after it.
+    // Its neighbours come along: the turn before and after it; the turn
+    // after is a hit too (by the fact's words, the turn before it), so the
+    // passage grows by the one after that.
     let ids: Vec<&str> = recalled
         .iter()
         .map(|r| r["msgId"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["U1-3", "U1-4", "U1-5"]);
+    assert_eq!(ids, ["U1-3", "U1-4", "U1-5", "U1-6"]);
     let considered = out["explain"]["recall"]["considered"].as_array().unwrap();
     assert_eq!(considered[0]["verdict"], "taken");
     // Without a message: no recalled list, as before.

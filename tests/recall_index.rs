@@ -268,10 +268,12 @@ fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
     index(&env);
     let seg = segments(&env, "U1").remove(0);
     let mut bytes = std::fs::read(&seg).unwrap();
-    // Damage in the postings and stored lines (past the head).
-    let middle = bytes.len() / 2;
-    for b in &mut bytes[middle..middle + 64] {
-        *b ^= 0xa5;
+    // Damage in the postings and stored lines (past the head): spread
+    // out, so that what the question reads is hit wherever it lies.
+    for start in (bytes.len() / 4..bytes.len() - 64).step_by(512) {
+        for b in &mut bytes[start..start + 16] {
+            *b ^= 0xa5;
+        }
     }
     std::fs::write(&seg, &bytes).unwrap();
 
@@ -579,4 +581,187 @@ fn a_segment_of_another_tokenizer_version_is_not_used() {
             .unwrap()
             >= 5
     );
+}
+
+/// A message is scored with a share of the words of the one before it:
+/// the first message of a day by the last of the day before, whichever
+/// way each day is read (from a segment or whole). Four days of 40
+/// turns (the last one stays in the live log); the last turn of days 1
+/// and 2 asks, the first of the next day answers with none of the
+/// question's words.
+#[test]
+fn the_first_message_of_a_day_counts_the_last_of_the_day_before_on_every_path() {
+    let env = TestEnv::new();
+    let lines: String = (0..160)
+        .map(|i| {
+            let text = match i {
+                39 => "Which day are your violin lessons with the new teacher?".to_owned(),
+                40 => "Every Tuesday evening, for an hour".to_owned(),
+                79 => "Where do you take that pottery class of yours?".to_owned(),
+                80 => "At the community center downtown".to_owned(),
+                _ if i % 2 == 0 => format!("how was your day {i}, anything fun with the garden"),
+                _ => format!("quiet here {i}, the weather was sunny and the puppy slept"),
+            };
+            json!({
+                "ts": format!("2026-02-{:02}T10:{:02}:00Z", 1 + i / 40, i % 40),
+                "role": if i % 2 == 0 { "user" } else { "assistant" },
+                "text": text,
+                "msgId": format!("U1-{i}"),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let import = env.dir.path().join("history.jsonl");
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", "U1", "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            compaction_reply("They chatted about their days.", json!({})),
+        )
+        .succeeds();
+    let questions = [
+        ("When are the violin lessons?", "Every Tuesday evening"),
+        ("Where is the pottery class?", "At the community center"),
+        // The first of a day with words of its own too.
+        (
+            "Are the violin lessons on Tuesday evening?",
+            "Every Tuesday evening",
+        ),
+        (
+            "Is the pottery class at the community center?",
+            "At the community center",
+        ),
+    ];
+    // The answer is a hit of its own (by its question's words), not only
+    // the question's neighbour.
+    let answer_is_a_hit = |out: &Value, answer: &str| {
+        out["explain"]["recall"]["considered"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["text"].as_str().unwrap().starts_with(answer))
+    };
+    let whole: Vec<Value> = questions
+        .iter()
+        .map(|(q, _)| recall_json(&env, "U1", q))
+        .collect();
+    for ((q, answer), out) in questions.iter().zip(&whole) {
+        assert_eq!(out["explain"]["recall"]["indexedDays"], 0);
+        assert!(answer_is_a_hit(out, answer), "{q}: {out:#}");
+    }
+
+    // Every day in a segment: the day's first doc gets the last one of
+    // the day before from the segment too.
+    index(&env);
+    for ((q, _), before) in questions.iter().zip(&whole) {
+        let after = recall_json(&env, "U1", q);
+        let recall = &after["explain"]["recall"];
+        assert_eq!(
+            (
+                recall["indexedDays"].as_u64(),
+                recall["scannedDays"].as_u64()
+            ),
+            (Some(3), Some(1)),
+            "{after:#}"
+        );
+        assert_eq!(found(&after), found(before), "{q}");
+    }
+
+    // Day 2 changed after indexing (a message in its middle): read whole,
+    // between two days from the segment (and day 4, in the log, read whole
+    // after day 3 from the segment).
+    let archive = env.archive_dir("U1").join("messages-2026-02-02.jsonl.gz");
+    let line = json!({
+        "ts": "2026-02-02T10:20:30Z",
+        "role": "user",
+        "text": "I repotted the basil on the balcony",
+        "msgId": "late",
+    })
+    .to_string()
+        + "\n";
+    let mut bytes = std::fs::read(&archive).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(line.as_bytes()).unwrap();
+    bytes.extend(encoder.finish().unwrap());
+    let temp = archive.with_extension("tmp-other-host");
+    write_file(&temp, &bytes);
+    std::fs::rename(&temp, &archive).unwrap();
+    let mixed: Vec<Value> = questions
+        .iter()
+        .map(|(q, _)| recall_json(&env, "U1", q))
+        .collect();
+    std::fs::rename(index_dir(&env, "U1"), env.dir.path().join("no-index")).unwrap();
+    for ((q, answer), mixed) in questions.iter().zip(&mixed) {
+        let recall = &mixed["explain"]["recall"];
+        assert_eq!(
+            (
+                recall["indexedDays"].as_u64(),
+                recall["scannedDays"].as_u64()
+            ),
+            (Some(2), Some(2)),
+            "{mixed:#}"
+        );
+        assert!(answer_is_a_hit(mixed, answer), "{q}: {mixed:#}");
+        let whole = recall_json(&env, "U1", q);
+        assert_eq!(whole["explain"]["recall"]["indexedDays"], 0);
+        assert_eq!(found(mixed), found(&whole), "{q}");
+    }
+}
+
+/// A segment of the format before the previous message's counts (1):
+/// stale, not damaged: left out without a warning (its days read whole)
+/// and replaced by the next `maintain`, without a warning either.
+#[test]
+fn a_segment_of_the_older_format_is_stale() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    let clean = recall_json(&env, "U1", QUESTION);
+    index(&env);
+    let seg = segments(&env, "U1").remove(0);
+    let mut bytes = std::fs::read(&seg).unwrap();
+    // The format: bytes 8..12 (read before the head's checksum).
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&seg, &bytes).unwrap();
+
+    let done = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--explain",
+            "--",
+            QUESTION,
+        ])
+        .succeeds();
+    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
+    assert_eq!(done.json()["explain"]["recall"]["indexedDays"], 0);
+    assert_eq!(found(&done.json()), found(&clean));
+
+    let rebuilt = env
+        .run(["--json", "maintain", "--only", "index"])
+        .succeeds();
+    assert!(
+        !rebuilt.stderr().contains("damaged"),
+        "{}",
+        rebuilt.stderr()
+    );
+    let now = segments(&env, "U1");
+    assert!(!now.is_empty());
+    for seg in &now {
+        assert_eq!(
+            u32::from_le_bytes(std::fs::read(seg).unwrap()[8..12].try_into().unwrap()),
+            2,
+            "{}",
+            seg.display()
+        );
+    }
+    let after = recall_json(&env, "U1", QUESTION);
+    assert!(after["explain"]["recall"]["indexedDays"].as_u64().unwrap() >= 5);
+    assert_eq!(found(&after), found(&clean));
 }

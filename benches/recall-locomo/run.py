@@ -101,6 +101,7 @@ def run(binary, state, args, env=None, stdin=None):
 
 def build_state(binary, turns, config):
     state = tempfile.mkdtemp(prefix="recall-bench-")
+    run(binary, state, ["init"])
     if config:
         os.makedirs(os.path.join(state, "sessions"), exist_ok=True)
         with open(os.path.join(state, "sessions", "config.json"), "w") as f:

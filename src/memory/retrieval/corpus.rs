@@ -101,6 +101,10 @@ pub trait Units {
     /// recent window nor the one being answered (those days are read
     /// whole), so the window check needs no read.
     fn peek(&self, i: usize) -> Option<&Unit>;
+    /// The day (UTC) the unit at `i` was written on.
+    fn day(&self, i: usize) -> anyhow::Result<NaiveDate> {
+        Ok(super::when::day_of(self.unit(i)?.item.ts()))
+    }
 }
 
 impl Units for Corpus {
@@ -130,7 +134,14 @@ enum Part {
         doc_start: u32,
         count: u32,
         len_sum: u64,
+        /// The first doc's length and characters, the last doc's length.
+        first_len: u32,
+        first_chars: u32,
+        last_len: u32,
         day: NaiveDate,
+        /// The day all its messages were written on (`None`: an archive
+        /// holding messages of other days too, written by another tool).
+        written: Option<NaiveDate>,
     },
 }
 
@@ -202,7 +213,8 @@ fn archived_messages(state: &State, owner: &Owner, day: NaiveDate) -> anyhow::Re
 
 /// The segments of `owner`'s index, by file name; a damaged one is
 /// warned about and left out (its days are read whole), one of another
-/// tokenizer version left out silently (stale, like a changed archive).
+/// tokenizer version or an older format left out silently (stale, like a
+/// changed archive).
 pub fn open_segments(
     state: &State,
     owner: &Owner,
@@ -223,6 +235,7 @@ pub fn open_segments(
                 segments.push(segment);
             }
             Ok(_) => {}
+            Err(e) if e.downcast_ref::<index::Damaged>().is_some_and(|d| d.stale) => {}
             Err(e) if e.downcast_ref::<index::Damaged>().is_some() => {
                 crate::diag::warn(format!("{e}"));
             }
@@ -312,7 +325,12 @@ pub fn read(
                 doc_start: entry.doc_start,
                 count: entry.doc_count,
                 len_sum: entry.len_sum,
+                first_len: entry.first_len,
+                first_chars: entry.first_chars,
+                last_len: entry.last_len,
                 day,
+                written: Some(ns_day(entry.min_ts_ns))
+                    .filter(|first| *first == ns_day(entry.max_ts_ns)),
             });
             start += entry.doc_count as usize;
             continue;
@@ -362,6 +380,11 @@ pub fn read(
         scanned_days,
         blocks: RefCell::new(HashMap::new()),
     })
+}
+
+/// The day (UTC) of a time in ns.
+fn ns_day(ns: i64) -> NaiveDate {
+    super::when::day_of(DateTime::from_timestamp_nanos(ns))
 }
 
 /// Every message, every archive read whole, in time order.
@@ -462,56 +485,36 @@ impl View {
         &self.parts[p - 1]
     }
 
-    /// The BM25 score of every unit with any of the query's terms, by
-    /// place, ascending: the days in segments from their postings, the
-    /// rest counted, with the statistics of the whole memory either way.
+    /// The BM25 score of every unit with any of the query's terms (or
+    /// whose previous message has one), by place, ascending: the days in
+    /// segments from their postings, the rest counted, with the
+    /// statistics of the whole memory either way.
     pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
         let mut stats = bm25::Stats {
             docs: self.len(),
             total_len: 0,
+            previous_len: 0,
             df: vec![0; terms.terms.len()],
-        };
-        let mut loaded: Vec<(usize, bm25::Counts)> = Vec::new();
-        let mut count = |i: usize, unit: &Unit, stats: &mut bm25::Stats| {
-            let mut counts = bm25::count(tokenizer, terms, unit.item.text());
-            stats.total_len += u64::from(counts.len);
-            if !counts.tf.is_empty() {
-                counts.tf.sort_unstable();
-                for &(t, _) in &counts.tf {
-                    stats.df[t as usize] += 1;
-                }
-                loaded.push((i, counts));
-            }
         };
         // Per segment: its days in use, by doc number.
         let mut ranges: Vec<Vec<(u32, u32, usize)>> = vec![Vec::new(); self.segments.len()];
         for part in &self.parts {
-            match part {
-                Part::Loaded { start, units } => {
-                    for (k, unit) in units.iter().enumerate() {
-                        count(start + k, unit, &mut stats);
-                    }
-                }
-                Part::Indexed {
-                    start,
-                    segment,
-                    doc_start,
-                    count,
-                    len_sum,
-                    ..
-                } => {
-                    stats.total_len += len_sum;
-                    ranges[*segment].push((*doc_start, *count, *start));
-                }
+            if let Part::Indexed {
+                start,
+                segment,
+                doc_start,
+                count,
+                ..
+            } = part
+            {
+                ranges[*segment].push((*doc_start, *count, *start));
             }
-        }
-        for (k, unit) in self.notes.iter().enumerate() {
-            count(self.messages + k, unit, &mut stats);
         }
         // Each segment's postings of each term, doc numbers turned into
         // places (docs and days ascend together, so places ascend too),
-        // those of days not in use left out.
-        let mut lists: Vec<(usize, Vec<Vec<index::Posting>>)> = Vec::new();
+        // those of days not in use left out. A posting lists a doc with
+        // the term of its own or of the previous doc of its day.
+        let mut per_segment: Vec<Vec<Vec<index::Posting>>> = vec![Vec::new(); self.segments.len()];
         let mut postings = Vec::new();
         for (s, ranges) in ranges.iter_mut().enumerate() {
             if ranges.is_empty() {
@@ -537,33 +540,135 @@ impl View {
                         if p.doc < first {
                             continue;
                         }
+                        if p.tf > 0 {
+                            stats.df[t] += 1;
+                        }
                         list.push(index::Posting {
                             doc: (start + (p.doc - first) as usize) as u32,
                             ..*p
                         });
                     }
                 }
-                stats.df[t] += list.len() as u32;
                 per_term.push(list);
             }
-            let first = ranges.iter().map(|r| r.2).min().unwrap_or(0);
-            lists.push((first, per_term));
+            per_segment[s] = per_term;
         }
         drop(postings);
+        let find = |list: &[index::Posting], place: u32| -> Option<index::Posting> {
+            list.binary_search_by_key(&place, |p| p.doc)
+                .ok()
+                .map(|k| list[k])
+        };
+
+        // Every part in order, the previous message's own counts and
+        // length carried from each to the next (across a day, whichever
+        // way each is read): the loaded units counted, and for each
+        // indexed day's first doc the message before it.
+        let mut counted: Vec<Doc> = Vec::new();
+        let mut boundary: HashMap<u32, (Vec<(u16, u16)>, u32)> = HashMap::new();
+        let mut previous: Option<(Vec<(u16, u16)>, u32)> = None;
+        for part in &self.parts {
+            match part {
+                Part::Loaded { start, units } => {
+                    for (k, unit) in units.iter().enumerate() {
+                        let mut own = bm25::count(tokenizer, terms, unit.item.text());
+                        own.tf.sort_unstable();
+                        stats.total_len += u64::from(own.len);
+                        for &(t, _) in &own.tf {
+                            stats.df[t as usize] += 1;
+                        }
+                        let (tf, previous_len) = match &previous {
+                            Some((tf, len)) => (bm25::expand(&own.tf, tf), *len),
+                            None => (bm25::expand(&own.tf, &[]), 0),
+                        };
+                        stats.previous_len += u64::from(previous_len);
+                        if !tf.is_empty() {
+                            counted.push(Doc {
+                                place: (start + k) as u32,
+                                chars: NO_CHARS,
+                                len: own.len,
+                                previous_len,
+                                tf,
+                            });
+                        }
+                        previous = Some((own.tf, own.len));
+                    }
+                }
+                Part::Indexed {
+                    start,
+                    segment,
+                    count,
+                    len_sum,
+                    first_len,
+                    first_chars,
+                    last_len,
+                    ..
+                } => {
+                    let lists = &per_segment[*segment];
+                    let (first, last) = (*start as u32, (*start + *count as usize - 1) as u32);
+                    stats.total_len += len_sum;
+                    // Within the day, every doc but the last is one's
+                    // previous.
+                    stats.previous_len += len_sum - u64::from(*last_len);
+                    if let Some((tf, len)) = previous.take() {
+                        stats.previous_len += u64::from(len);
+                        let listed = lists.iter().any(|l| find(l, first).is_some());
+                        if listed {
+                            // Stored without a previous doc (see `index`).
+                            boundary.insert(first, (tf, len));
+                        } else if !tf.is_empty() {
+                            // By the words of the message before it alone.
+                            counted.push(Doc {
+                                place: first,
+                                chars: *first_chars,
+                                len: *first_len,
+                                previous_len: len,
+                                tf: bm25::expand(&[], &tf),
+                            });
+                        }
+                    }
+                    let own_of_last = lists
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(t, l)| find(l, last).map(|p| (t as u16, p.tf)))
+                        .filter(|(_, own)| *own > 0)
+                        .collect();
+                    previous = Some((own_of_last, *last_len));
+                }
+            }
+        }
+        // Summary lines stand alone.
+        for (k, unit) in self.notes.iter().enumerate() {
+            let mut own = bm25::count(tokenizer, terms, unit.item.text());
+            own.tf.sort_unstable();
+            stats.total_len += u64::from(own.len);
+            for &(t, _) in &own.tf {
+                stats.df[t as usize] += 1;
+            }
+            if !own.tf.is_empty() {
+                counted.push(Doc {
+                    place: (self.messages + k) as u32,
+                    chars: NO_CHARS,
+                    len: own.len,
+                    previous_len: 0,
+                    tf: bm25::expand(&own.tf, &[]),
+                });
+            }
+        }
 
         let scorer = bm25::Scorer::new(terms, &stats);
-        let mut hits: Vec<Hit> = loaded
+        let mut hits: Vec<Hit> = counted
             .iter()
-            .map(|(i, c)| Hit {
-                place: *i as u32,
-                chars: NO_CHARS,
-                raw: scorer.score(c.len, &c.tf),
+            .map(|d| Hit {
+                place: d.place,
+                chars: d.chars,
+                raw: scorer.score(d.len, d.previous_len, &d.tf),
             })
             .collect();
-        drop(loaded);
-        lists.sort_by_key(|(first, _)| *first);
-        let mut tf: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
-        for (_, per_term) in lists {
+        drop(counted);
+        let mut tf: Vec<bm25::Tf> = Vec::with_capacity(terms.terms.len());
+        let mut own: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
+        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
             // A merge of the terms' lists, by place.
             let mut heads = vec![0usize; per_term.len()];
             loop {
@@ -577,28 +682,42 @@ impl View {
                     break;
                 }
                 tf.clear();
-                let (mut len, mut chars) = (0, 0);
+                let (mut len, mut previous_len, mut chars) = (0, 0, 0);
                 for (t, list) in per_term.iter().enumerate() {
                     if let Some(p) = list.get(heads[t])
                         && p.doc == place
                     {
-                        tf.push((t as u16, p.tf));
-                        (len, chars) = (p.len, p.chars);
+                        tf.push((t as u16, p.tf, p.previous_tf));
+                        (len, previous_len, chars) = (p.len, p.previous_len, p.chars);
                         heads[t] += 1;
                     }
                 }
-                let raw = scorer.score(len, &tf);
-                if raw > 0.0 {
-                    hits.push(Hit { place, chars, raw });
+                if let Some((before, before_len)) = boundary.get(&place) {
+                    own.clear();
+                    own.extend(tf.iter().filter(|d| d.1 > 0).map(|&(t, n, _)| (t, n)));
+                    tf = bm25::expand(&own, before);
+                    previous_len = *before_len;
                 }
+                let raw = scorer.score(len, previous_len, &tf);
+                hits.push(Hit { place, chars, raw });
             }
         }
-        // Sorted runs (the loaded days, then each segment): a stable sort
-        // merges them.
+        // Sorted runs (the counted units, then each segment): a stable
+        // sort merges them.
         hits.retain(|h| h.raw > 0.0);
         hits.sort_by_key(|h| h.place);
         Ok(Hits { list: hits })
     }
+}
+
+/// A counted unit with any query term of its own or of the message
+/// before it.
+struct Doc {
+    place: u32,
+    chars: u32,
+    len: u32,
+    previous_len: u32,
+    tf: Vec<bm25::Tf>,
 }
 
 /// [`Hit::chars`] of a unit not measured yet.
@@ -677,6 +796,17 @@ impl Units for View {
             item: Item::Message(message),
             source: format!("archive {day}"),
         })
+    }
+
+    fn day(&self, i: usize) -> anyhow::Result<NaiveDate> {
+        if i < self.messages
+            && let Part::Indexed {
+                written: Some(day), ..
+            } = self.part(i)
+        {
+            return Ok(*day);
+        }
+        Ok(super::when::day_of(self.unit(i)?.item.ts()))
     }
 
     fn peek(&self, i: usize) -> Option<&Unit> {

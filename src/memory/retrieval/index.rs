@@ -19,17 +19,28 @@
 //!   section offsets, and a CRC-32 of the header and the two tables after
 //!   it (the "head");
 //! - days: `DAY_LEN` bytes each (day, first doc, docs, terms, archive
-//!   identity, first and last message time);
+//!   identity, first and last message time, the first doc's length and
+//!   characters, the last doc's length);
 //! - sparse dictionary: every `BLOCK_TERMS`th term with its dictionary
 //!   block's place and CRC;
 //! - dictionary blocks: term, df, postings place and CRC;
-//! - postings: per doc, doc number delta, term frequency, doc length;
+//! - postings: per doc, doc number delta, term frequency, the previous
+//!   doc's (of the same day: see below), doc length, the previous doc's,
+//!   characters;
 //! - stored lines: the archive lines in doc order, zlib blocks of
 //!   `STORE_DOCS` (the checksum of zlib catches damage), and their offsets.
 //!
 //! Docs are the day's messages in time order (ties: archive order), days
 //! ascending: the order recall ranks in, so a doc's neighbours are the
 //! docs beside it.
+//!
+//! A message is scored with a share of the one before it
+//! ([`super::bm25::PREVIOUS_SHARE`]), so a doc's postings list every term
+//! of its own or of the previous doc of its day, with both counts and
+//! both lengths. The first doc of a day has no previous one here: the
+//! message before it is the last of the day before in recall's order,
+//! which may be read whole or from another segment; recall adds it
+//! (from the day's first and last doc lengths kept in its entry).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -43,9 +54,10 @@ use super::tokenize::{self, Tokenizer};
 use crate::memory::message::Message;
 
 const MAGIC: &[u8; 8] = b"CSRECALL";
-const FORMAT: u32 = 1;
+/// 2: postings with the previous doc's counts and length.
+const FORMAT: u32 = 2;
 const HEADER_LEN: usize = 96;
-const DAY_LEN: usize = 72;
+const DAY_LEN: usize = 80;
 /// Terms per dictionary block.
 const BLOCK_TERMS: usize = 64;
 /// Stored lines per zlib block.
@@ -132,6 +144,11 @@ pub struct DayEntry {
     pub archive: Identity,
     pub min_ts_ns: i64,
     pub max_ts_ns: i64,
+    /// The first doc's length and characters, and the last doc's length
+    /// (0 for a day without docs).
+    pub first_len: u32,
+    pub first_chars: u32,
+    pub last_len: u32,
 }
 
 /// A segment's term: where its postings are.
@@ -148,10 +165,14 @@ pub struct TermInfo {
 pub struct Posting {
     /// Its number in the segment.
     pub doc: u32,
-    /// How often the term is in it.
+    /// How often the term is in it, and in the doc before it (of the
+    /// same day).
     pub tf: u16,
-    /// Its length in terms.
+    pub previous_tf: u16,
+    /// Its length in terms, and the doc's before it (of the same day; 0
+    /// for the first).
     pub len: u32,
+    pub previous_len: u32,
     /// The characters it takes in the context ([`super::unit_chars`]):
     /// what lets ranking see that a hit cannot fit without reading it.
     pub chars: u32,
@@ -163,6 +184,9 @@ pub struct Posting {
 pub struct Damaged {
     pub path: PathBuf,
     pub why: String,
+    /// Not damaged but of an older format: stale, like a segment of an
+    /// older tokenizer (left out without a warning, rebuilt).
+    pub stale: bool,
 }
 
 impl std::fmt::Display for Damaged {
@@ -183,6 +207,7 @@ pub fn damaged(path: &Path, why: impl Into<String>) -> anyhow::Error {
     Damaged {
         path: path.to_owned(),
         why: why.into(),
+        stale: false,
     }
     .into()
 }
@@ -288,6 +313,7 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
     let mut total_len = 0u64;
     let mut doc: u32 = 0;
     let mut tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
+    let mut previous_tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
     for source in days {
         let mut messages: Vec<(usize, Message)> = source
             .lines
@@ -299,6 +325,9 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
         messages.sort_by_key(|(_, m)| m.ts);
         let doc_start = doc;
         let mut len_sum = 0u64;
+        previous_tf.clear();
+        let mut previous_len = 0u32;
+        let (mut first_len, mut first_chars) = (0, 0);
         for (line, message) in messages.iter_mut() {
             tf.clear();
             let mut len = 0u32;
@@ -319,14 +348,33 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
             if let super::Item::Message(m) = item {
                 *message = m;
             }
-            for (term, tf) in tf.drain() {
-                postings.entry(term).or_default().push(Posting {
+            for (term, &n) in &tf {
+                postings.entry(term.clone()).or_default().push(Posting {
                     doc,
-                    tf,
+                    tf: n,
+                    previous_tf: previous_tf.get(term).copied().unwrap_or(0),
                     len,
+                    previous_len,
                     chars,
                 });
             }
+            for (term, &n) in &previous_tf {
+                if !tf.contains_key(term) {
+                    postings.entry(term.clone()).or_default().push(Posting {
+                        doc,
+                        tf: 0,
+                        previous_tf: n,
+                        len,
+                        previous_len,
+                        chars,
+                    });
+                }
+            }
+            std::mem::swap(&mut tf, &mut previous_tf);
+            if doc == doc_start {
+                (first_len, first_chars) = (len, chars);
+            }
+            previous_len = len;
             len_sum += u64::from(len);
             stored.push(&source.lines[*line]);
             doc += 1;
@@ -340,6 +388,9 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
             archive: source.archive,
             min_ts_ns: messages.first().map_or(0, |(_, m)| ts_ns(m)),
             max_ts_ns: messages.last().map_or(0, |(_, m)| ts_ns(m)),
+            first_len,
+            first_chars,
+            last_len: previous_len,
         });
     }
     let mut terms: Vec<(String, Vec<Posting>)> = postings.into_iter().collect();
@@ -360,7 +411,9 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
                     u64::from(if i == 0 { p.doc } else { p.doc - last }),
                 );
                 put_varint(&mut postings_bytes, u64::from(p.tf));
+                put_varint(&mut postings_bytes, u64::from(p.previous_tf));
                 put_varint(&mut postings_bytes, u64::from(p.len));
+                put_varint(&mut postings_bytes, u64::from(p.previous_len));
                 put_varint(&mut postings_bytes, u64::from(p.chars));
                 last = p.doc;
             }
@@ -440,7 +493,9 @@ pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
         for v in [d.archive.mtime_ns, d.min_ts_ns, d.max_ts_ns] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        out.extend_from_slice(&[0; 8]);
+        for v in [d.first_len, d.first_chars, d.last_len, 0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
     }
     out.extend_from_slice(&sparse);
     let crc = crc32(&out);
@@ -493,6 +548,14 @@ impl Segment {
             return Err(damaged(path, "not a recall index"));
         }
         let format = le_u32(&header, 8);
+        if (1..FORMAT).contains(&format) {
+            return Err(Damaged {
+                path: path.to_owned(),
+                why: format!("format {format}, not {FORMAT}"),
+                stale: true,
+            }
+            .into());
+        }
         if format != FORMAT {
             return Err(damaged(path, format!("format {format}, not {FORMAT}")));
         }
@@ -540,6 +603,9 @@ impl Segment {
                 },
                 min_ts_ns: le_i64(b, 48),
                 max_ts_ns: le_i64(b, 56),
+                first_len: le_u32(b, 64),
+                first_chars: le_u32(b, 68),
+                last_len: le_u32(b, 72),
             });
         }
         let mut sparse = Vec::new();
@@ -635,9 +701,17 @@ impl Segment {
         let mut c = Cursor::new(&bytes);
         let mut doc = 0u64;
         for i in 0..info.df {
-            let (delta, tf, len, chars) =
-                (|| Some((c.varint()?, c.varint()?, c.varint()?, c.varint()?)))()
-                    .ok_or_else(|| damaged(&self.path, "a postings list"))?;
+            let (delta, tf, previous_tf, len, previous_len, chars) = (|| {
+                Some((
+                    c.varint()?,
+                    c.varint()?,
+                    c.varint()?,
+                    c.varint()?,
+                    c.varint()?,
+                    c.varint()?,
+                ))
+            })()
+            .ok_or_else(|| damaged(&self.path, "a postings list"))?;
             doc = if i == 0 { delta } else { doc + delta };
             if doc >= u64::from(self.docs) {
                 return Err(damaged(&self.path, "a doc number past its docs"));
@@ -645,7 +719,9 @@ impl Segment {
             out.push(Posting {
                 doc: doc as u32,
                 tf: tf.min(u64::from(u16::MAX)) as u16,
+                previous_tf: previous_tf.min(u64::from(u16::MAX)) as u16,
                 len: len as u32,
+                previous_len: previous_len as u32,
                 chars: chars as u32,
             });
         }
@@ -801,11 +877,33 @@ mod tests {
         assert_eq!(seg.days.len(), 2);
         assert_eq!(seg.days[1].doc_start, 2);
         let info = seg.term("garden").unwrap().unwrap();
-        assert_eq!(info.df, 101);
+        // Its docs, and the one after the first (by its previous doc's).
+        assert_eq!(info.df, 102);
         let mut p = Vec::new();
         seg.postings(info, &mut p).unwrap();
         assert_eq!((p[0].doc, p[0].tf, p[0].len), (0, 1, 2));
-        assert_eq!(p[1].doc, 2);
+        assert_eq!(
+            (
+                p[1].doc,
+                p[1].tf,
+                p[1].previous_tf,
+                p[1].len,
+                p[1].previous_len
+            ),
+            (1, 0, 1, 1, 2)
+        );
+        // The first doc of a day has no previous one in its segment.
+        assert_eq!((p[2].doc, p[2].previous_tf, p[2].previous_len), (2, 0, 0));
+        assert_eq!((p[3].doc, p[3].previous_tf, p[3].previous_len), (3, 1, 2));
+        assert_eq!(
+            (
+                seg.days[0].first_len,
+                seg.days[0].last_len,
+                seg.days[1].first_len
+            ),
+            (2, 1, 2)
+        );
+        assert!(seg.days[0].first_chars > 0);
         assert!(seg.term("word57").unwrap().is_some());
         assert!(seg.term("absent").unwrap().is_none());
         assert!(seg.term("aaa").unwrap().is_none());

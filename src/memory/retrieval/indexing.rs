@@ -71,6 +71,10 @@ fn plan(
         let segment = match Segment::open(&path) {
             Ok(Some(segment)) => segment,
             Ok(None) => continue,
+            Err(e) if e.downcast_ref::<index::Damaged>().is_some_and(|d| d.stale) => {
+                remove.push(path);
+                continue;
+            }
             Err(e) if e.downcast_ref::<index::Damaged>().is_some() => {
                 if warn {
                     crate::diag::warn(format!("{e}; rebuilt now"));

@@ -142,7 +142,15 @@ pub fn search(
         unit.source = source.to_owned();
         let owner = &owners[origin.owner];
         let score = recalled.score * (1.0 + options.recency_weight * origin.recency.unwrap_or(0.0));
-        if score < options.min_score || !keep(owner, &unit) {
+        // A search lists what says the words: a message scored only by
+        // the words of the one before it (which auto-recall takes as a
+        // passage's turn) is left out.
+        let own_terms = || {
+            !super::bm25::count(&tokenizer, &terms, unit.item.text())
+                .tf
+                .is_empty()
+        };
+        if score < options.min_score || !keep(owner, &unit) || !own_terms() {
             continue;
         }
         hits.push(Hit {

@@ -1,0 +1,187 @@
+//! Dates a query names ("on 3 June, 2023", "in May 2023", "2023-06-03",
+//! "2023年6月3日"): a message written on that day (or in that month) is
+//! more likely what the query is about, since a message's date is shown
+//! with it but is not among its words.
+
+use std::sync::LazyLock;
+
+use chrono::{Datelike as _, NaiveDate};
+use regex::Regex;
+
+/// A span of days a query names, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub first: NaiveDate,
+    pub last: NaiveDate,
+    /// One day (not a whole month).
+    pub day: bool,
+}
+
+impl Span {
+    pub fn contains(&self, date: NaiveDate) -> bool {
+        self.first <= date && date <= self.last
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+static MONTH_NAME: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+
+/// "3 June, 2023", "3rd of June 2023"
+static DAY_MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{MONTH_NAME}\.?,?\s+(\d{{4}})\b"
+    ))
+    .expect("a valid pattern")
+});
+/// "June 3, 2023", "June 3rd 2023"
+static MONTH_DAY_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b{MONTH_NAME}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"
+    ))
+    .expect("a valid pattern")
+});
+/// "June 2023", "June, 2023"
+static MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b{MONTH_NAME}\.?,?\s+(\d{{4}})\b")).expect("a valid pattern")
+});
+/// "2023-06-03", "2023/6/3", "2023年6月3日", "2023年6月"
+static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})(?:\s*(?:[-/.]|月)\s*(\d{1,2})\s*日?|\s*月)")
+        .expect("a valid pattern")
+});
+
+fn month_number(name: &str) -> Option<u32> {
+    let name = name.to_ascii_lowercase();
+    MONTHS
+        .iter()
+        .position(|m| name.starts_with(m))
+        .map(|i| i as u32 + 1)
+}
+
+fn day_span(year: i32, month: u32, day: u32) -> Option<Span> {
+    let date = NaiveDate::from_ymd_opt(year, month, day)?;
+    Some(Span {
+        first: date,
+        last: date,
+        day: true,
+    })
+}
+
+fn month_span(year: i32, month: u32) -> Option<Span> {
+    let first = NaiveDate::from_ymd_opt(year, month, 1)?;
+    let next = if month == 12 {
+        NaiveDate::from_ymd_opt(year + 1, 1, 1)?
+    } else {
+        NaiveDate::from_ymd_opt(year, month + 1, 1)?
+    };
+    Some(Span {
+        first,
+        last: next.pred_opt()?,
+        day: false,
+    })
+}
+
+/// The days and months `text` names. A day with no year ("on 3 June")
+/// names nothing: the year is not guessed. (Full-width digits are not
+/// read: such a date is simply not found.)
+pub fn spans(text: &str) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::new();
+    // Every form names a year: without four digits in a row there is
+    // nothing to find, and the patterns are not even compiled (a few ms
+    // per process).
+    let has_year = text
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.iter().all(u8::is_ascii_digit));
+    if !has_year {
+        return out;
+    }
+    let mut push = |span: Option<Span>| {
+        if let Some(span) = span
+            && !out.contains(&span)
+        {
+            out.push(span);
+        }
+    };
+    let num = |s: &str| s.parse::<u32>().ok();
+    let mut days_found = false;
+    for c in DAY_MONTH_YEAR.captures_iter(text) {
+        if let (Some(d), Some(m), Ok(y)) = (num(&c[1]), month_number(&c[2]), c[3].parse()) {
+            push(day_span(y, m, d));
+            days_found = true;
+        }
+    }
+    for c in MONTH_DAY_YEAR.captures_iter(text) {
+        if let (Some(m), Some(d), Ok(y)) = (month_number(&c[1]), num(&c[2]), c[3].parse()) {
+            push(day_span(y, m, d));
+            days_found = true;
+        }
+    }
+    if !days_found {
+        for c in MONTH_YEAR.captures_iter(text) {
+            if let (Some(m), Ok(y)) = (month_number(&c[1]), c[2].parse()) {
+                push(month_span(y, m));
+            }
+        }
+    }
+    for c in NUMERIC.captures_iter(text) {
+        let (Ok(y), Some(m)) = (c[1].parse::<i32>(), num(&c[2])) else {
+            continue;
+        };
+        match c.get(3).and_then(|d| num(d.as_str())) {
+            Some(d) => push(day_span(y, m, d)),
+            None => push(month_span(y, m)),
+        }
+    }
+    out
+}
+
+/// The day of a timestamp, for [`Span::contains`].
+pub fn day_of(ts: chrono::DateTime<chrono::Utc>) -> NaiveDate {
+    NaiveDate::from_ymd_opt(ts.year(), ts.month(), ts.day()).unwrap_or(NaiveDate::MIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(y: i32, m: u32, day: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, day).unwrap()
+    }
+
+    #[test]
+    fn days_and_months_are_found() {
+        let one = |text: &str| spans(text);
+        assert_eq!(
+            one("What did Maria start, as mentioned on 3 June, 2023?"),
+            [Span {
+                first: d(2023, 6, 3),
+                last: d(2023, 6, 3),
+                day: true
+            }]
+        );
+        assert_eq!(
+            one("the week before August 3, 2023")[0].first,
+            d(2023, 8, 3)
+        );
+        assert_eq!(one("on October 13th 2023")[0].first, d(2023, 10, 13));
+        let may = one("What did John host in May 2023?");
+        assert_eq!(
+            may,
+            [Span {
+                first: d(2023, 5, 1),
+                last: d(2023, 5, 31),
+                day: false
+            }]
+        );
+        assert_eq!(one("2023-12-05")[0].first, d(2023, 12, 5));
+        assert_eq!(one("2026年1月5日に")[0].first, d(2026, 1, 5));
+        assert_eq!(one("2026年2月")[0].last, d(2026, 2, 28));
+        // Words that only look like months, and no year: nothing.
+        assert!(one("I may go in March").is_empty());
+        assert!(one("31 February 2023").is_empty());
+    }
+}
