@@ -2,8 +2,7 @@
 //! one into the context (no extra call), and `context -- "message"` shows
 //! exactly that context.
 
-use crate::common::fixtures::compaction_reply;
-use crate::common::{TestEnv, fake_claude, write_file};
+use crate::common::{TestEnv, import_and_compact, write_file};
 use serde_json::{Value, json};
 
 const FACT: &str = "My sister Melanie adopted a golden retriever puppy named Biscuit";
@@ -29,18 +28,7 @@ fn history(env: &TestEnv, user: &str, fact: Option<&str>, count: usize) {
                 + "\n"
         })
         .collect();
-    let import = env.dir.path().join(format!("history-{user}.jsonl"));
-    write_file(&import, lines.as_bytes());
-    env.run(["append", "--user", user, "--jsonl"])
-        .arg(&import)
-        .succeeds();
-    env.run(["compact", "--user", user, "--force", "--claude-bin"])
-        .arg(fake_claude())
-        .env(
-            "FAKE_CLAUDE_REPLY",
-            compaction_reply("They chatted about their days.", json!({})),
-        )
-        .succeeds();
+    import_and_compact(env, user, &lines);
 }
 
 fn context(env: &TestEnv, user: &str, message: Option<&str>) -> String {

@@ -6,9 +6,8 @@
 //! nothing of the other's, even when the question's words match the other
 //! person's fact best.
 
-use crate::common::fixtures::compaction_reply;
 use crate::common::real_claude::{MockApi, RealCli, real_cli_test, tool_results, tool_use};
-use crate::common::{TestEnv, fake_claude, stderr_of, write_file};
+use crate::common::{TestEnv, import_and_compact, stderr_of};
 use serde_json::json;
 
 /// alice's fact: some of the question's words.
@@ -44,18 +43,7 @@ fn history(env: &TestEnv, user: &str, fact: &str) {
                 + "\n"
         })
         .collect();
-    let import = env.dir.path().join(format!("history-{user}.jsonl"));
-    write_file(&import, lines.as_bytes());
-    env.run(["append", "--user", user, "--jsonl"])
-        .arg(&import)
-        .succeeds();
-    env.run(["compact", "--user", user, "--force", "--claude-bin"])
-        .arg(fake_claude())
-        .env(
-            "FAKE_CLAUDE_REPLY",
-            compaction_reply("They chatted about their days.", json!({})),
-        )
-        .succeeds();
+    import_and_compact(env, user, &lines);
 }
 
 /// alice and bob (archived), and group `fam` (alice and dave, its fact

@@ -8,8 +8,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::fixtures::compaction_reply;
-use crate::common::{TestEnv, fake_claude, write_file};
+use crate::common::{TestEnv, import_and_compact, write_file};
 use serde_json::{Value, json};
 
 const FACT: &str = "My sister Melanie adopted a golden retriever puppy named Biscuit";
@@ -37,18 +36,7 @@ fn history(env: &TestEnv, user: &str) {
                 + "\n"
         })
         .collect();
-    let import = env.dir.path().join(format!("history-{user}.jsonl"));
-    write_file(&import, lines.as_bytes());
-    env.run(["append", "--user", user, "--jsonl"])
-        .arg(&import)
-        .succeeds();
-    env.run(["compact", "--user", user, "--force", "--claude-bin"])
-        .arg(fake_claude())
-        .env(
-            "FAKE_CLAUDE_REPLY",
-            compaction_reply("They chatted about their days.", json!({})),
-        )
-        .succeeds();
+    import_and_compact(env, user, &lines);
 }
 
 /// Archive days of a group written as compaction writes them (one gzip
@@ -612,18 +600,7 @@ fn the_first_message_of_a_day_counts_the_last_of_the_day_before_on_every_path() 
                 + "\n"
         })
         .collect();
-    let import = env.dir.path().join("history.jsonl");
-    write_file(&import, lines.as_bytes());
-    env.run(["append", "--user", "U1", "--jsonl"])
-        .arg(&import)
-        .succeeds();
-    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
-        .arg(fake_claude())
-        .env(
-            "FAKE_CLAUDE_REPLY",
-            compaction_reply("They chatted about their days.", json!({})),
-        )
-        .succeeds();
+    import_and_compact(&env, "U1", &lines);
     let questions = [
         ("When are the violin lessons?", "Every Tuesday evening"),
         ("Where is the pottery class?", "At the community center"),

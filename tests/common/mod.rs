@@ -351,6 +351,25 @@ pub fn fake_claude() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-claude"))
 }
 
+/// `lines` (JSONL, one message a line) imported as `user`'s with `append
+/// --jsonl`, then compacted with the fake (`--force`): most of them end up
+/// in the archives, as weeks of chat would.
+#[track_caller]
+pub fn import_and_compact(env: &TestEnv, user: &str, lines: &str) {
+    let import = env.dir.path().join(format!("history-{user}.jsonl"));
+    write_file(&import, lines.as_bytes());
+    env.run(["append", "--user", user, "--jsonl"])
+        .arg(&import)
+        .succeeds();
+    env.run(["compact", "--user", user, "--force", "--claude-bin"])
+        .arg(fake_claude())
+        .env(
+            "FAKE_CLAUDE_REPLY",
+            fixtures::compaction_reply("They chatted about their days.", serde_json::json!({})),
+        )
+        .succeeds();
+}
+
 /// The built binary, for tests that spawn it with `std::process::Command`.
 pub fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("claude-session")
