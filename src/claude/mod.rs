@@ -555,14 +555,18 @@ impl Claude {
     }
 }
 
+/// Where the value of `--output-format` is in `args`.
+fn output_format_value(args: &[OsString]) -> usize {
+    args.iter()
+        .position(|a| a == "--output-format")
+        .expect("args() passes --output-format")
+        + 1
+}
+
 /// `--output-format json` becomes the event stream, with a `stream_event`
 /// per text delta (`--include-partial-messages` needs `--verbose`).
 fn streaming_args(mut args: Vec<OsString>) -> Vec<OsString> {
-    let format = args
-        .iter()
-        .position(|a| a == "--output-format")
-        .expect("args() passes --output-format")
-        + 1;
+    let format = output_format_value(&args);
     args[format] = "stream-json".into();
     args.splice(
         format + 1..format + 1,
@@ -576,11 +580,7 @@ fn streaming_args(mut args: Vec<OsString>) -> Vec<OsString> {
 /// has set those for a streamed call already.
 fn stream_json_input(mut args: Vec<OsString>, not_streamed: bool) -> Vec<OsString> {
     if not_streamed {
-        let format = args
-            .iter()
-            .position(|a| a == "--output-format")
-            .expect("args() passes --output-format")
-            + 1;
+        let format = output_format_value(&args);
         args[format] = "stream-json".into();
         args.insert(format + 1, "--verbose".into());
     }

@@ -213,17 +213,7 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
         ));
     }
     let all = owners::owners(state)?;
-    if let Some(key) = &query.conversation
-        && !all
-            .iter()
-            .any(|o| &o.key == key && o.kind == OwnerKind::Conversation)
-    {
-        return Err(usage(format!(
-            "there is no conversation {}; `session conversations` lists them",
-            key.conversation_key()
-                .map_or_else(|| key.to_string(), |k| k.as_str().to_owned())
-        )));
-    }
+    crate::memory::search::known_conversation(&all, query.conversation.as_ref())?;
     let options = retrieval::Options {
         // Every line with a word of the query is a hit; the limit cuts.
         min_score: 0.0,

@@ -245,17 +245,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
         Some(within) => within.clone(),
         None => owners::owners(state)?,
     };
-    if let Some(key) = &query.conversation
-        && !all
-            .iter()
-            .any(|o| &o.key == key && o.kind == OwnerKind::Conversation)
-    {
-        return Err(usage(format!(
-            "there is no conversation {}; `session conversations` lists them",
-            key.conversation_key()
-                .map_or_else(|| key.to_string(), |k| k.as_str().to_owned())
-        )));
-    }
+    known_conversation(&all, query.conversation.as_ref())?;
     let mut out = Vec::new();
     let mut push = |path: PathBuf, kind, source, owner: Option<&Owner>, about: Option<&UserId>| {
         if let Ok(meta) = std::fs::metadata(&path)
@@ -707,6 +697,25 @@ impl Collector {
         for ranked in other.heap {
             self.push(ranked.hit);
         }
+    }
+}
+
+/// `--conversation K` names one of `all`, or the search is refused: an
+/// empty answer would read as "nothing said".
+pub fn known_conversation(all: &[Owner], conversation: Option<&UserId>) -> anyhow::Result<()> {
+    match conversation {
+        Some(key)
+            if !all
+                .iter()
+                .any(|o| &o.key == key && o.kind == OwnerKind::Conversation) =>
+        {
+            Err(usage(format!(
+                "there is no conversation {}; `session conversations` lists them",
+                key.conversation_key()
+                    .map_or_else(|| key.to_string(), |k| k.as_str().to_owned())
+            )))
+        }
+        _ => Ok(()),
     }
 }
 
