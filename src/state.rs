@@ -1,5 +1,7 @@
-//! An opened state dir: its layout, its config, the channel name, and the
-//! locks that guard it. Opening reads; it creates nothing.
+//! An opened state dir: its layout, its config, the channel name, the
+//! clock, and the locks that guard it. Opening reads; it creates nothing.
+
+use chrono::{DateTime, Utc};
 
 use crate::config::Config;
 use crate::layout::{ChannelName, Layout, UserId};
@@ -14,6 +16,27 @@ pub struct State {
     pub channel: Option<ChannelName>,
     /// Which state dir this is and why (flag, environment, default).
     pub origin: EffectiveStateDir,
+    /// What time it is, for every rule below the commands that needs it.
+    pub clock: Clock,
+}
+
+/// Where the time comes from: set where the state dir is opened, so no
+/// rule reads the system's clock behind its caller's back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// The system's clock.
+    System,
+    /// Always this instant (tests).
+    Fixed(DateTime<Utc>),
+}
+
+impl Clock {
+    pub fn now(&self) -> DateTime<Utc> {
+        match self {
+            Clock::System => Utc::now(),
+            Clock::Fixed(at) => *at,
+        }
+    }
 }
 
 impl State {
@@ -28,6 +51,7 @@ impl State {
             config,
             channel,
             origin,
+            clock: Clock::System,
         })
     }
 

@@ -136,6 +136,60 @@ pub fn run_with_timeout(
 ) -> Result<Output, RunError> {
     let started = Instant::now();
     let deadline = started + timeout;
+    let mut child = command(program).spawn().map_err(RunError::Spawn)?;
+    let group = i32::try_from(child.id()).expect("a pid fits in an i32");
+    let _registered = GroupGuard::register(group);
+
+    let mut child_stdin = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    // A child that exits without reading its stdin closes the pipe: fine.
+    let writer = std::thread::spawn(move || {
+        let _ = child_stdin.write_all(&input);
+    });
+    let stdout_pipe = child.stdout.take().expect("stdout is piped");
+    let stderr = read_in_background(child.stderr.take().expect("stderr is piped"));
+
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait());
+    });
+
+    let (stdout, exited) = match on_line {
+        None => (read_in_background(stdout_pipe), None),
+        Some(on_line) => {
+            let exited = follow_lines(stdout_pipe, on_line, deadline, group, &done_rx)?;
+            // Every line was handed over; nothing is left to collect.
+            let (tx, rx) = mpsc::channel();
+            let _ = tx.send(Vec::new());
+            (rx, exited)
+        }
+    };
+
+    let status = match exited {
+        Some(status) => status,
+        None => match done_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(status) => status,
+            Err(_) => return Err(stop_group(group, &done_rx)),
+        },
+    }
+    .map_err(RunError::Wait)?;
+    // What the child started and left behind would hold our pipes open.
+    kill_group(group, Signal::KILL);
+    let _ = writer.join();
+    let remaining = timeout.saturating_sub(started.elapsed()).max(KILL_GRACE);
+    let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
+    let stderr = stderr.recv_timeout(KILL_GRACE).unwrap_or_default();
+    Ok(Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// The child's command: `program` with its environment only, in its own
+/// process group, with pipes, and (on Linux) the hook that makes it die
+/// with us and confines it.
+fn command(program: &Program<'_>) -> Command {
     let mut command = Command::new(program.path);
     command
         .args(program.args)
@@ -166,73 +220,40 @@ pub fn run_with_timeout(
             }
         });
     }
-    let mut child = command.spawn().map_err(RunError::Spawn)?;
-    let group = i32::try_from(child.id()).expect("a pid fits in an i32");
-    let _registered = GroupGuard::register(group);
+    command
+}
 
-    let mut child_stdin = child.stdin.take().expect("stdin is piped");
-    let input = stdin.to_vec();
-    // A child that exits without reading its stdin closes the pipe: fine.
-    let writer = std::thread::spawn(move || {
-        let _ = child_stdin.write_all(&input);
-    });
-    let stdout_pipe = child.stdout.take().expect("stdout is piped");
-    let stderr = read_in_background(child.stderr.take().expect("stderr is piped"));
-
-    let (done_tx, done_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done_tx.send(child.wait());
-    });
-
+/// Hand each line of the child's stdout to `on_line` as it comes, until
+/// the pipe closes or the child has exited (its status, when seen here);
+/// at the deadline, stop its tree.
+fn follow_lines(
+    stdout: std::process::ChildStdout,
+    on_line: &mut dyn FnMut(&str),
+    deadline: Instant,
+    group: i32,
+    done_rx: &mpsc::Receiver<std::io::Result<ExitStatus>>,
+) -> Result<Option<std::io::Result<ExitStatus>>, RunError> {
+    let lines = lines_in_background(stdout);
     let mut exited = None;
-    let stdout = match on_line {
-        None => read_in_background(stdout_pipe),
-        Some(on_line) => {
-            let lines = lines_in_background(stdout_pipe);
-            loop {
-                let left = deadline.saturating_duration_since(Instant::now());
-                match lines.recv_timeout(left.min(POLL)) {
-                    Ok(line) => on_line(&line),
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                    Err(mpsc::RecvTimeoutError::Timeout) if exited.is_some() => break,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        if let Ok(status) = done_rx.try_recv() {
-                            // The child is done; what it left behind must
-                            // not hold stdout open until the deadline.
-                            kill_group(group, Signal::KILL);
-                            exited = Some(status);
-                        } else if left.is_zero() {
-                            return Err(stop_group(group, &done_rx));
-                        }
-                    }
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left.min(POLL)) {
+            Ok(line) => on_line(&line),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) if exited.is_some() => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Ok(status) = done_rx.try_recv() {
+                    // The child is done; what it left behind must not hold
+                    // stdout open until the deadline.
+                    kill_group(group, Signal::KILL);
+                    exited = Some(status);
+                } else if left.is_zero() {
+                    return Err(stop_group(group, done_rx));
                 }
             }
-            // Every line was handed over; nothing is left to collect.
-            let (tx, rx) = mpsc::channel();
-            let _ = tx.send(Vec::new());
-            rx
         }
-    };
-
-    let status = match exited {
-        Some(status) => status,
-        None => match done_rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(status) => status,
-            Err(_) => return Err(stop_group(group, &done_rx)),
-        },
     }
-    .map_err(RunError::Wait)?;
-    // What the child started and left behind would hold our pipes open.
-    kill_group(group, Signal::KILL);
-    let _ = writer.join();
-    let remaining = timeout.saturating_sub(started.elapsed()).max(KILL_GRACE);
-    let stdout = stdout.recv_timeout(remaining).unwrap_or_default();
-    let stderr = stderr.recv_timeout(KILL_GRACE).unwrap_or_default();
-    Ok(Output {
-        status,
-        stdout,
-        stderr,
-    })
+    Ok(exited)
 }
 
 /// SIGTERM to the child's process tree, SIGKILL after the grace period:

@@ -218,6 +218,17 @@ pub struct Request<'a> {
     pub read_work_folder: bool,
 }
 
+/// What claude gets as the user's turn: the prompt, with what the
+/// message's attachments made of it.
+#[derive(Debug, Default)]
+pub struct UserInput {
+    /// The message text, then the list of attachments.
+    pub prompt: String,
+    pub images: Vec<Image>,
+    /// Some attachment waits in claude's folder: offer `Read` for it.
+    pub read_work_folder: bool,
+}
+
 impl Claude {
     /// The arguments after the program name. The system prompt file is
     /// passed by path, so it must outlive the child.
@@ -382,17 +393,7 @@ impl Claude {
         let for_this_call;
         let runner = match read_rule(request.read_work_folder, &sandbox.work()) {
             Some(rule) => {
-                let mut runner = self.clone();
-                if !runner.tools.iter().any(|t| t == "Read") {
-                    runner.tools.push("Read".into());
-                    // Read is on only for the attachment: a Read rule the
-                    // operator left beside tools that lack Read stays off.
-                    runner
-                        .allowed_tools
-                        .retain(|t| t != "Read" && !t.starts_with("Read("));
-                }
-                runner.allowed_tools.push(rule);
-                for_this_call = runner;
+                for_this_call = self.reading_attachments(rule);
                 &for_this_call
             }
             None => self,
@@ -437,30 +438,61 @@ impl Claude {
                 own_proc_access: confine::own_proc_access(),
             }),
         };
-        let Some(on_text) = on_text else {
-            let mut output = run_with_timeout(&program, &stdin, self.timeout, None)
-                .map_err(|e| self.run_error(e))?;
-            // The temp file goes now, whatever happened; drop removes it.
-            drop(prompt_file);
-            if images {
-                // The event stream's `result` line is the envelope.
-                let mut reader = stream::StreamReader::default();
-                for line in String::from_utf8_lossy(&output.stdout).lines() {
-                    reader.line(line);
-                }
-                output.stdout = reader.into_stdout();
-            }
-            return parse_output(&self.program, output);
+        let output = match on_text {
+            None => self.run_whole(&program, &stdin, images),
+            Some(on_text) => self.run_streaming(&program, &stdin, on_text),
         };
+        // The temp file goes now, whatever happened; drop removes it.
+        drop(prompt_file);
+        output
+    }
 
+    /// This runner with `Read` on for the attachments of one call, under
+    /// `rule` (their folder only).
+    fn reading_attachments(&self, rule: String) -> Claude {
+        let mut runner = self.clone();
+        if !runner.tools.iter().any(|t| t == "Read") {
+            runner.tools.push("Read".into());
+            // Read is on only for the attachment: a Read rule the operator
+            // left beside tools that lack Read stays off.
+            runner
+                .allowed_tools
+                .retain(|t| t != "Read" && !t.starts_with("Read("));
+        }
+        runner.allowed_tools.push(rule);
+        runner
+    }
+
+    /// Run claude to its end and read its reply (with images, its output
+    /// is an event stream whose `result` line is the envelope).
+    fn run_whole(&self, program: &Program, stdin: &[u8], images: bool) -> anyhow::Result<Reply> {
+        let mut output =
+            run_with_timeout(program, stdin, self.timeout, None).map_err(|e| self.run_error(e))?;
+        if images {
+            let mut reader = stream::StreamReader::default();
+            for line in String::from_utf8_lossy(&output.stdout).lines() {
+                reader.line(line);
+            }
+            output.stdout = reader.into_stdout();
+        }
+        parse_output(&self.program, output)
+    }
+
+    /// Run claude with its reply handed to `on_text` as it streams; the
+    /// reply fails when what was shown is not what claude ended on.
+    fn run_streaming(
+        &self,
+        program: &Program,
+        stdin: &[u8],
+        on_text: &mut dyn FnMut(&str),
+    ) -> anyhow::Result<Reply> {
         let mut reader = stream::StreamReader::default();
         let mut on_line = |line: &str| {
             if let Some(piece) = reader.line(line) {
                 on_text(&piece);
             }
         };
-        let output = run_with_timeout(&program, &stdin, self.timeout, Some(&mut on_line));
-        drop(prompt_file);
+        let output = run_with_timeout(program, stdin, self.timeout, Some(&mut on_line));
         let mut output = output.map_err(|e| self.run_error(e))?;
         let streamed = reader.streamed().to_owned();
         let restarted = reader.restarted();

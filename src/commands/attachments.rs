@@ -21,7 +21,7 @@
 use std::io::Read as _;
 use std::path::Path;
 
-use crate::claude::{Image, Sandbox, image};
+use crate::claude::{Image, Sandbox, UserInput, image};
 use crate::config::LimitsConfig;
 use crate::error::usage;
 use crate::memory::message::Message;
@@ -53,16 +53,6 @@ enum Kind {
         copy_name: String,
         bytes: Vec<u8>,
     },
-}
-
-/// What the prompt of one call gets from the attachments.
-#[derive(Debug, Default)]
-pub struct ForClaude {
-    /// The message text, then the list of attachments.
-    pub prompt: String,
-    pub images: Vec<Image>,
-    /// Some attachment waits in claude's folder: offer `Read` for it.
-    pub read_work_folder: bool,
 }
 
 /// A path for a diagnostic: the broker chose it, but its file name may be
@@ -137,10 +127,10 @@ impl Attachments {
 
     /// The prompt for `text` with these attachments: copies of the files
     /// `Read` opens put into `sandbox`'s working folder.
-    pub fn for_claude(&self, text: &str, sandbox: &Sandbox) -> ForClaude {
-        let mut out = ForClaude {
+    pub fn for_claude(&self, text: &str, sandbox: &Sandbox) -> UserInput {
+        let mut out = UserInput {
             prompt: text.to_owned(),
-            ..ForClaude::default()
+            ..UserInput::default()
         };
         if self.items.is_empty() {
             return out;

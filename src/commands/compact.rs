@@ -1,14 +1,15 @@
 //! `compact`: fold old messages of one user, or every user over the
 //! threshold, into their summaries now.
 
+use anyhow::Context as _;
 use serde::Serialize;
 
+use crate::claude::Claude;
 use crate::cli::CompactArgs;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::exit_code_of;
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Options, Outcome};
-use crate::memory::stm;
 use crate::state::State;
 
 pub fn run(state: &State, args: &CompactArgs, output: Output) -> anyhow::Result<()> {
@@ -44,72 +45,101 @@ fn run_compaction(state: &State, args: &CompactArgs, output: Output) -> anyhow::
         )?),
         None => args.user.clone(),
     };
-    if let Some(user) = &one {
-        super::existing_user(state, user)?;
-        let outcome =
-            compaction::compact_user(state, user, &make_claude, options)?.budget_stop_as_error()?;
-        return if output.json {
-            print_json(&UserOutcome {
-                user: user.as_str(),
-                outcome: &outcome,
-            })
-        } else {
-            print_text(&describe(user, &outcome, state))
-        };
+    let Some(user) = &one else {
+        return compact_all(state, &make_claude, options, output);
+    };
+    super::existing_user(state, user)?;
+    let outcome =
+        compaction::compact_user(state, user, &make_claude, options)?.budget_stop_as_error()?;
+    if output.json {
+        print_json(&UserOutcome {
+            user: user.as_str(),
+            outcome: &outcome,
+        })
+    } else {
+        print_text(&describe(user, &outcome, state))
     }
+}
 
-    let mut results: Vec<(UserId, Outcome)> = Vec::new();
-    let mut errors: Vec<(UserId, anyhow::Error)> = Vec::new();
-    let mut under_threshold = 0;
-    for user in stm::users(state)? {
-        // The scan: most users are under the threshold; skip them unlocked.
-        match compaction::may_need(state, &user, args.force) {
-            Ok(false) => {
-                under_threshold += 1;
-                continue;
-            }
-            Ok(true) => {}
-            Err(e) => {
-                errors.push((user, e));
-                continue;
-            }
-        }
-        match compaction::compact_user(state, &user, &make_claude, options)
-            .and_then(Outcome::budget_stop_as_error)
-        {
-            Ok(Outcome::NotNeeded { .. }) => under_threshold += 1,
-            Ok(outcome) => results.push((user, outcome)),
+/// What `compact --all` did: the owners acted on, and those that failed.
+struct Swept {
+    results: Vec<(UserId, Outcome)>,
+    under_threshold: usize,
+    errors: Vec<(UserId, anyhow::Error)>,
+}
+
+/// `compact --all`: the same sweep as maintain's compaction task, one
+/// owner at a time; the first failure decides the exit code.
+fn compact_all(
+    state: &State,
+    make_claude: &(dyn Fn() -> anyhow::Result<Option<crate::claude::Claude>> + Sync),
+    options: Options,
+    output: Output,
+) -> anyhow::Result<()> {
+    let due = compaction::due(state, options.force)?;
+    let mut swept = Swept {
+        results: Vec::new(),
+        under_threshold: due.under_threshold,
+        errors: due.errors,
+    };
+    let results = compaction::compact_due(
+        state,
+        due.owners.clone(),
+        1,
+        make_claude,
+        options,
+        |_, compact| compact().and_then(Outcome::budget_stop_as_error),
+    );
+    for (user, (_, result)) in due.owners.into_iter().zip(results) {
+        match result {
+            Ok(Outcome::NotNeeded { .. }) => swept.under_threshold += 1,
+            Ok(outcome) => swept.results.push((user, outcome)),
             Err(e) => {
                 crate::diag::warn(format!("{user}: {e:#}"));
-                errors.push((user, e));
+                swept.errors.push((user, e));
             }
         }
     }
+    print_swept(state, &swept, output)?;
+    match swept.errors.into_iter().next() {
+        Some((user, e)) => {
+            let code = exit_code_of(&e);
+            Err(crate::error::failure(
+                code,
+                format!("compaction of {user} failed: {e:#}"),
+            ))
+        }
+        None => Ok(()),
+    }
+}
 
-    let calls: u32 = results
-        .iter()
-        .map(|(_, o)| match o {
-            Outcome::Compacted { calls, .. } => *calls,
-            _ => 0,
-        })
-        .sum();
-    let cost: f64 = results
-        .iter()
-        .filter_map(|(_, o)| match o {
-            Outcome::Compacted { cost_usd, .. } => *cost_usd,
+/// The report of `compact --all`: a line per owner acted on and the totals.
+fn print_swept(state: &State, swept: &Swept, output: Output) -> anyhow::Result<()> {
+    let Swept {
+        results,
+        under_threshold,
+        errors,
+    } = swept;
+    let under_threshold = *under_threshold;
+    let compacted = || {
+        results.iter().filter_map(|(_, o)| match o {
+            Outcome::Compacted {
+                calls,
+                cost_usd,
+                not_json,
+                ..
+            } => Some((*calls, *cost_usd, *not_json)),
             _ => None,
         })
-        // Not `.sum()`: an empty f64 sum is -0.0, printed `$-0.0000`.
+    };
+    let calls: u32 = compacted().map(|(calls, _, _)| calls).sum();
+    // Not `.sum()`: an empty f64 sum is -0.0, printed `$-0.0000`.
+    let cost: f64 = compacted()
+        .filter_map(|(_, cost, _)| cost)
         .fold(0.0, |total, cost| total + cost);
-    let not_json: u32 = results
-        .iter()
-        .map(|(_, o)| match o {
-            Outcome::Compacted { not_json, .. } => *not_json,
-            _ => 0,
-        })
-        .sum();
+    let not_json: u32 = compacted().map(|(_, _, not_json)| not_json).sum();
     if output.json {
-        print_json(&AllOutcomes {
+        return print_json(&AllOutcomes {
             users: results
                 .iter()
                 .map(|(user, outcome)| UserOutcome {
@@ -128,35 +158,24 @@ fn run_compaction(state: &State, args: &CompactArgs, output: Output) -> anyhow::
                     error: format!("{e:#}"),
                 })
                 .collect(),
-        })?;
-    } else {
-        let mut lines: Vec<String> = results
-            .iter()
-            .map(|(user, outcome)| describe(user, outcome, state))
-            .collect();
-        lines.push(format!(
-            "{} user(s) acted on, {under_threshold} under the threshold, {calls} claude call(s) \
-             (${cost:.4}), {}{} error(s)",
-            results.len(),
-            if not_json > 0 {
-                format!("{not_json} reply(ies) not the JSON asked for, ")
-            } else {
-                String::new()
-            },
-            errors.len()
-        ));
-        print_text(&lines.join("\n"))?;
+        });
     }
-    match errors.into_iter().next() {
-        Some((user, e)) => {
-            let code = exit_code_of(&e);
-            Err(crate::error::failure(
-                code,
-                format!("compaction of {user} failed: {e:#}"),
-            ))
-        }
-        None => Ok(()),
-    }
+    let mut lines: Vec<String> = results
+        .iter()
+        .map(|(user, outcome)| describe(user, outcome, state))
+        .collect();
+    lines.push(format!(
+        "{} user(s) acted on, {under_threshold} under the threshold, {calls} claude call(s) \
+         (${cost:.4}), {}{} error(s)",
+        results.len(),
+        if not_json > 0 {
+            format!("{not_json} reply(ies) not the JSON asked for, ")
+        } else {
+            String::new()
+        },
+        errors.len()
+    ));
+    print_text(&lines.join("\n"))
 }
 
 /// `compact --user --json`, and one user of `compact --all --json`.
@@ -219,4 +238,45 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
         ),
         Outcome::Deferred { .. } => format!("{user}: left for later (a cap on calls is reached)"),
     }
+}
+
+/// Start `claude-session compact --background --user U` detached, in its
+/// own process group, so the broker `ask` answered is not held up and does
+/// not kill it (`compacting.mode: background`).
+pub fn start_in_background(state: &State, user: &UserId, claude: &Claude) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt as _;
+    let exe = std::env::current_exe().context("could not find this program to start compaction")?;
+    let mut command = std::process::Command::new(exe);
+    command
+        .arg("--state-dir")
+        .arg(state.layout.state_dir())
+        .arg("-q");
+    if let Some(channel) = &state.channel {
+        command.arg("--channel").arg(channel.as_str());
+    }
+    command
+        .arg("compact")
+        .arg("--background")
+        .args(match user.conversation_key() {
+            Some(key) => ["--conversation".to_owned(), key.as_str().to_owned()],
+            None => ["--user".to_owned(), user.as_str().to_owned()],
+        })
+        .arg("--claude-bin")
+        .arg(&claude.program)
+        .arg("--timeout")
+        .arg(claude.timeout.as_secs().to_string());
+    // The model is compact's own default (compacting.model), as the
+    // compactor's; the --claude-arg values go along, as inline
+    // compaction uses them too.
+    for arg in &claude.extra_args {
+        command.arg(format!("--claude-arg={arg}"));
+    }
+    command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .context("could not start a background compaction")?;
+    Ok(())
 }

@@ -1,11 +1,14 @@
 //! Turning `ask`/`append` arguments into a message: the text (argument or
-//! stdin) and the fields that travel with it.
+//! stdin), the fields that travel with it, and `ask`'s base system prompt.
 
 use std::io::{IsTerminal as _, Read as _};
 
+use anyhow::Context as _;
+
 use chrono::{DateTime, Utc};
 
-use crate::cli::MessageArgs;
+use crate::claude::SystemPromptMode;
+use crate::cli::{AskArgs, MessageArgs};
 use crate::error::usage;
 use crate::memory::message::{Attachment, DEFAULT_CHANNEL, Message, Role};
 use crate::state::State;
@@ -140,6 +143,38 @@ pub fn build_message(
         );
     }
     Ok(message)
+}
+
+/// The base prompt and how it reaches claude. `--append-system-prompt`
+/// (or no base prompt at all) keeps claude's own system prompt.
+pub fn base_system_prompt(
+    state: &State,
+    args: &AskArgs,
+    now: DateTime<Utc>,
+) -> anyhow::Result<(SystemPromptMode, Option<String>)> {
+    if let Some(text) = &args.append_system_prompt {
+        return Ok((SystemPromptMode::Append, Some(text.clone())));
+    }
+    if let Some(text) = &args.system_prompt {
+        return Ok((SystemPromptMode::Replace, Some(text.clone())));
+    }
+    if let Some(path) = &args.system_prompt_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("could not read --system-prompt-file {}", path.display()))
+            .map_err(|e| crate::error::usage(format!("{e:#}")))?;
+        return Ok((SystemPromptMode::Replace, Some(text)));
+    }
+    // No base prompt configured: ours, written for chat. Claude Code's
+    // own coding-agent prompt only when asked for (--append-system-prompt).
+    // Ours says what day it is: claude in bare mode (see `claude`) does not.
+    let text = (state.config.ask.system_prompt.clone()).unwrap_or_else(|| {
+        format!(
+            "{}\nToday is {} (UTC).",
+            crate::memory::prompts::CHAT_BASE_PROMPT,
+            now.format("%A, %Y-%m-%d")
+        )
+    });
+    Ok((SystemPromptMode::Replace, Some(text)))
 }
 
 #[cfg(test)]

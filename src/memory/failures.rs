@@ -63,7 +63,7 @@ pub fn record(state: &State, task: &str, who: Option<&str>, error: &anyhow::Erro
 /// [`record`] of an error already rendered (a `maintain` report line).
 pub fn record_text(state: &State, task: &str, who: Option<&str>, exit: i32, error: &str) {
     let failure = Failure {
-        ts: format_ts(&Utc::now()),
+        ts: format_ts(&state.clock.now()),
         task: task.to_owned(),
         who: who.map(str::to_owned),
         exit,

@@ -1,12 +1,12 @@
-//! The rules of memory: what a message is (`message`), the short-term log
-//! (`stm`), what the context holds (`context`), compaction (`compaction`),
+//! The rules of memory: what a message is (`message`), one answered turn
+//! of a conversation (`turn`), the short-term log (`stm`), what the context holds (`context`), compaction (`compaction`),
 //! profiles, topic notes and their index (`ltm`), tiered summaries
 //! (`summaries`), expiry (`expiry`), costs and budgets (`ledger`), the failure log of
 //! background work (`failures`), whose
 //! memory a folder is (`owners`, `people`), search and recall (`search`,
 //! `recall`, and ranked auto-recall: `retrieval`), everything of one user at once (`user_data`: stats, erase,
 //! export), the move out of the old layout (`migration`), log rotation and
-//! pruning (`housekeeping`), the prompts (`prompts`), and the one line
+//! pruning (`housekeeping`), work over many owners on threads (`pool`), the prompts (`prompts`), and the one line
 //! format every prompt shows stored messages in (`transcript`).
 //!
 //! Uses `layout` for every path, `store` for the bytes on disk and
@@ -23,6 +23,7 @@ pub mod message;
 pub mod migration;
 pub mod owners;
 pub mod people;
+pub mod pool;
 pub mod prompts;
 pub mod recall;
 pub mod retrieval;
@@ -30,4 +31,5 @@ pub mod search;
 pub mod stm;
 pub mod summaries;
 pub mod transcript;
+pub mod turn;
 pub mod user_data;

@@ -383,7 +383,7 @@ pub fn find_delivery(
         }
     }
     if reached_start {
-        let now = chrono::Utc::now();
+        let now = state.clock.now();
         let mut days = vec![
             (now - chrono::Duration::days(1)).date_naive(),
             now.date_naive(),
@@ -412,6 +412,7 @@ pub struct Claim {
     /// Where a failed answer is noted for the redeliveries waiting on it.
     failure_note: std::path::PathBuf,
     fsync: bool,
+    clock: crate::state::Clock,
 }
 
 impl Claim {
@@ -427,7 +428,7 @@ impl Claim {
     /// it. Best effort: without the note each of them retries, as before.
     pub fn record_failure(&self, e: &anyhow::Error) {
         let note = serde_json::json!({
-            "ts": crate::memory::message::format_ts(&chrono::Utc::now()),
+            "ts": crate::memory::message::format_ts(&self.clock.now()),
             "exit": crate::error::exit_code_of(e).code(),
             "error": format!("{e:#}"),
         });
@@ -471,6 +472,7 @@ impl Claim {
             lock,
             failure_note: state.layout.inflight_failure_file(key, msg_id),
             fsync: state.fsync(),
+            clock: state.clock,
         }
     }
 }

@@ -179,7 +179,7 @@ fn call_and_write(
     now: DateTime<Utc>,
 ) -> anyhow::Result<Reply> {
     let system = Some((SystemPromptMode::Replace, target.instructions.to_owned()));
-    let asked = Utc::now();
+    let asked = state.clock.now();
     let reply = claude.call(system, prompt)?;
     if let Some(cost) = reply.cost_usd {
         doc.set("cost_usd", cost);

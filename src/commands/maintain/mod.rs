@@ -5,10 +5,10 @@
 //! says so and exits 0), and a failure in one user or task is reported
 //! while the pass goes on.
 //!
-//! This file holds the pass and each task's body; `pool` runs a task's
-//! items on `--jobs` threads, `report` collects and renders what they did.
+//! This file holds the pass and each task's body; `memory::pool` runs a
+//! task's items on `--jobs` threads, `report` collects and renders what
+//! they did.
 
-mod pool;
 mod report;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -22,13 +22,23 @@ use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::{Exit, failure};
 use crate::layout::UserId;
 use crate::memory::compaction::{self, Outcome};
+use crate::memory::pool::in_parallel;
 use crate::memory::summaries;
 use crate::memory::{expiry, housekeeping, stm};
 use crate::progress::Progress;
 use crate::state::State;
 use clap::ValueEnum as _;
-use pool::{Done, in_parallel};
 use report::{Busy, PassReport, TaskReport};
+
+/// How one work item ended.
+pub enum Done {
+    /// Done (or, with --dry-run, would be): the report's line for it.
+    Did(String),
+    /// Nothing to do; a note for the report, or an empty one.
+    Nothing(String),
+    /// Not started: the --max-llm-calls cap was reached.
+    Left,
+}
 
 /// The LLM side of a pass: claude found once, calls capped and counted.
 struct Llm<'a> {
@@ -328,25 +338,27 @@ fn compact(
         report.note = Some("compacting.enabled is false".into());
         return Ok(());
     }
-    let mut due = Vec::new();
-    for user in stm::users(state)? {
-        match compaction::may_need(state, &user, false) {
-            Ok(true) => due.push(user),
-            Ok(false) => {}
-            Err(e) => report.error(&user, &e),
-        }
+    let due = compaction::due(state, false)?;
+    for (user, e) in &due.errors {
+        report.error(user, e);
     }
     let options = compaction::Options {
         force: false,
         dry_run: args.dry_run,
     };
     let not_json = std::sync::atomic::AtomicUsize::new(0);
-    let results = in_parallel(args.jobs, due, "compact", |user: &UserId| {
-        llm.guarded(user, || {
-            // Each call of a compaction (a backlog takes several) is reserved.
-            let gate = || llm.next_call();
-            let outcome = compaction::compact_user(state, user, &gate, options)?;
-            Ok(match outcome {
+    // Each call of a compaction (a backlog takes several) is reserved.
+    let gate = || llm.next_call();
+    let results =
+        compaction::compact_due(
+            state,
+            due.owners,
+            args.jobs,
+            &gate,
+            options,
+            |user, compact| {
+                llm.guarded(user, || {
+            Ok(match compact()? {
                 Outcome::Compacted {
                     compacted,
                     cost_usd,
@@ -372,7 +384,8 @@ fn compact(
                 Outcome::NotNeeded { .. } | Outcome::Changed => Done::Nothing(String::new()),
             })
         })
-    });
+            },
+        );
     report.replies_not_json = not_json.into_inner();
     report.tally(results);
     llm.report_stop(report);

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::pool::Done;
+use super::Done;
 use crate::cli::Task;
 use crate::error::{Exit, exit_code_of};
 use crate::memory::message::format_ts;

@@ -65,6 +65,12 @@ pub(super) fn show(
         crate::diag::warn(format!("no messages of {user} to show"));
         return Ok(());
     }
+    print_text(&render(&messages, archive, style))
+}
+
+/// The messages as a terminal shows them: time, (with --archive) where
+/// each came from, the speaker padded to one width, the text indented.
+fn render(messages: &[(Message, bool)], archive: bool, style: Style) -> String {
     let speakers: Vec<String> = messages.iter().map(|(m, _)| speaker(m)).collect();
     let width = speakers
         .iter()
@@ -94,7 +100,7 @@ pub(super) fn show(
             out.push_str(&format!("{}{line}\n", " ".repeat(indent)));
         }
     }
-    print_text(out.trim_end())
+    out.trim_end().to_owned()
 }
 
 /// One message of `session show --json`: the line as stored, and with

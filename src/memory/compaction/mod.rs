@@ -32,8 +32,8 @@ use serde::Serialize;
 use crate::claude::Claude;
 use crate::diag;
 use crate::layout::UserId;
-use crate::memory::ledger;
 use crate::memory::ltm::{self, IndexEntry, ProfileFacts};
+use crate::memory::{ledger, stm};
 use crate::state::State;
 use crate::store::fs::{read_optional, remove_if_exists};
 use crate::store::lock::FileLock;
@@ -120,6 +120,48 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
     crate::store::lines::more_lines_than(&state.layout.messages_file(user), limit)
 }
 
+/// The owners a sweep over everyone ([`compact_due`]) will compact.
+#[derive(Debug, Default)]
+pub struct Due {
+    /// Over the threshold (or, forced, over the window), in owner order.
+    pub owners: Vec<UserId>,
+    /// Owners found under it.
+    pub under_threshold: usize,
+    /// Owners whose log could not be checked.
+    pub errors: Vec<(UserId, anyhow::Error)>,
+}
+
+/// Every owner whose log [`may_need`] compaction, checked without locks:
+/// most are under the threshold, and skipping them must cost no lock.
+pub fn due(state: &State, force: bool) -> anyhow::Result<Due> {
+    let mut due = Due::default();
+    for owner in stm::users(state)? {
+        match may_need(state, &owner, force) {
+            Ok(true) => due.owners.push(owner),
+            Ok(false) => due.under_threshold += 1,
+            Err(e) => due.errors.push((owner, e)),
+        }
+    }
+    Ok(due)
+}
+
+/// The sweep `maintain`'s compaction task and `compact --all` share:
+/// [`compact_user`] for each owner found [`due`], on `jobs` threads, each
+/// run through `guard` (which may skip it: maintain stops its LLM work at
+/// a failure every owner would meet), results in owner order.
+pub fn compact_due<R: Send>(
+    state: &State,
+    owners: Vec<UserId>,
+    jobs: u32,
+    gate: &(dyn Fn() -> anyhow::Result<Option<Claude>> + Sync),
+    options: Options,
+    guard: impl Fn(&UserId, &dyn Fn() -> anyhow::Result<Outcome>) -> R + Sync,
+) -> Vec<(String, R)> {
+    crate::memory::pool::in_parallel(jobs, owners, "compact", |owner: &UserId| {
+        guard(owner, &|| compact_user(state, owner, gate, options))
+    })
+}
+
 /// Gives the claude to call before each call, or `None` when a cap on calls
 /// (maintain's `--max-llm-calls`) says to stop here.
 pub type CallGate<'a> = &'a dyn Fn() -> anyhow::Result<Option<Claude>>;
@@ -175,7 +217,7 @@ pub fn compact_user(
                 keep: plan.total - plan.messages.len(),
             });
         }
-        if let Some(why) = ledger::maintenance_cap_reached(state, Utc::now())? {
+        if let Some(why) = ledger::maintenance_cap_reached(state, state.clock.now())? {
             if calls == 0 {
                 return Ok(Outcome::Deferred {
                     cap: Cap::Budget(why),
@@ -189,7 +231,7 @@ pub fn compact_user(
             }
             break;
         };
-        let now = Utc::now();
+        let now = state.clock.now();
         let (answer, reply) = summarise(state, &claude, &plan)?;
         calls += 1;
         let answer = match answer {
@@ -284,7 +326,7 @@ pub fn archive_whole_log_locked(state: &State, user: &UserId) -> anyhow::Result<
     let Some(log) = read_optional(&path)? else {
         return Ok(0);
     };
-    let (lines, messages) = plan::archive_days(&log, &path);
+    let (lines, messages) = plan::archive_days(&log, &path, state.clock.now().date_naive());
     let journal = Journal::new(state, user, &log, &lines, None)?;
     write_journal(state, user, &journal)?;
     apply_journal_locked(state, user, &journal)?;

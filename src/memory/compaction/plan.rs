@@ -2,7 +2,7 @@
 //! which archive day takes each of its lines, and whether the log still
 //! starts with that prefix when the summary comes back.
 
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 
 use crate::diag;
 use crate::layout::UserId;
@@ -83,7 +83,7 @@ pub(super) fn plan_locked(
         .unwrap_or(window_start);
 
     let prefix = lines::read_prefix(&file, &path, prefix_end as usize)?;
-    let (lines, messages) = archive_days(&prefix, &path);
+    let (lines, messages) = archive_days(&prefix, &path, state.clock.now().date_naive());
     Ok(Planned::Compact(Plan {
         prefix,
         lines,
@@ -100,6 +100,7 @@ pub(super) fn plan_locked(
 pub(super) fn archive_days(
     prefix: &[u8],
     path: &std::path::Path,
+    today: NaiveDate,
 ) -> (Vec<(NaiveDate, std::ops::Range<usize>)>, Vec<Message>) {
     let mut lines = Vec::new();
     let mut messages = Vec::new();
@@ -125,9 +126,7 @@ pub(super) fn archive_days(
             }
         }
     }
-    let last_day = lines
-        .last()
-        .map_or_else(|| Utc::now().date_naive(), |(day, _)| *day);
+    let last_day = lines.last().map_or(today, |(day, _)| *day);
     lines.extend(unreadable.into_iter().map(|range| (last_day, range)));
     (lines, messages)
 }

@@ -27,7 +27,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     crate::store::fs::refuse_linked_dirs(&state.layout.owned_dirs(user))?;
     // First the mark an ask in flight looks for before it logs a reply,
     // with what budgets need (amounts and times) and nothing else.
-    ledger::keep_for_budgets_only(state, user, chrono::Utc::now())?;
+    ledger::keep_for_budgets_only(state, user, state.clock.now())?;
     // The user's lines in group conversations, each under that group's
     // lock (never nested in the user's own).
     let mut removed = Vec::new();

@@ -1,6 +1,7 @@
-//! The worker pool of a `maintain` pass: a task's items (users, days,
-//! weeks) run on `--jobs` threads, each item's result kept in item order
-//! with the item's name, for the report. The progress line counts them.
+//! Work over many owners at once: a task's items (owners, their days or
+//! weeks) run on a number of threads, each item's result kept in item order
+//! with the item's name, for a report. The progress line counts them.
+//! `maintain` runs every task of its pass on it, `compact --all` its one.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -9,30 +10,16 @@ use crate::layout::UserId;
 use crate::memory::summaries::Week;
 use crate::progress::Progress;
 
-/// How one work item ended.
-pub enum Done {
-    /// Done (or, with --dry-run, would be): the report's line for it.
-    Did(String),
-    /// Nothing to do; a note for the report, or an empty one.
-    Nothing(String),
-    /// Not started: the --max-llm-calls cap was reached.
-    Left,
-}
-
 /// Run `work` over `items` on `jobs` threads; results in item order.
-pub fn in_parallel<T, F>(
-    jobs: u32,
-    items: Vec<T>,
-    label: &str,
-    work: F,
-) -> Vec<(String, anyhow::Result<Done>)>
+pub fn in_parallel<T, R, F>(jobs: u32, items: Vec<T>, label: &str, work: F) -> Vec<(String, R)>
 where
     T: Send + Sync + ItemName,
-    F: Fn(&T) -> anyhow::Result<Done> + Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
 {
     let progress = Progress::new(label, items.len());
     let queue: Mutex<VecDeque<(usize, &T)>> = Mutex::new(items.iter().enumerate().collect());
-    let results: Mutex<Vec<(usize, String, anyhow::Result<Done>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, String, R)>> = Mutex::new(Vec::new());
     let threads = (jobs as usize).clamp(1, items.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..threads {
