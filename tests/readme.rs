@@ -576,3 +576,32 @@ const requeue = () => console.log("requeue");
     assert_eq!(group[0]["channel"], "slack");
     assert!(env.read_lines("U1").is_empty());
 }
+
+/// Issue 26: the configuration table is the key table of `src/config/keys.rs`
+/// rendered, row for row: each key's default (read from `Config::default()`),
+/// allowed values and doc, so none can drift from what the code does.
+#[test]
+fn the_configuration_table_is_rendered_from_the_key_definitions() {
+    let want = claude_session::config::readme_table();
+    let start = README
+        .find("| key | default |")
+        .expect("README has a configuration table");
+    let have: String = README[start..]
+        .lines()
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    if have != want {
+        let differ = have
+            .lines()
+            .zip(want.lines())
+            .find(|(a, b)| a != b)
+            .map_or("a row is missing or extra".to_owned(), |(a, b)| {
+                format!("README {a:?}\ndefinition {b:?}")
+            });
+        panic!(
+            "README's configuration table differs from src/config/keys.rs:\n{differ}\n\
+             Replace the table with:\n{want}"
+        );
+    }
+}
