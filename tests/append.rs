@@ -5,8 +5,7 @@ use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Exit, Run, TestEnv, mode_of, write_file};
-use predicates::prelude::*;
+use crate::common::{Exit, TestEnv, mode_of, write_file};
 use serde_json::{Value, json};
 
 const SEED_USER_LINE: &str =
@@ -15,14 +14,12 @@ const SEED_USER_LINE: &str =
 #[test]
 fn append_writes_one_seed_format_line() {
     let env = TestEnv::new();
-    env.cmd()
-        .args([
-            "append", "--user", "U1", "--msg-id", "m-1", "--source", "slack",
-        ])
-        .args(["--ts", "2026-03-23T03:28:32Z", "--", "hello", "world"])
-        .assert()
-        .success()
-        .stdout("");
+    env.run([
+        "append", "--user", "U1", "--msg-id", "m-1", "--source", "slack",
+    ])
+    .args(["--ts", "2026-03-23T03:28:32Z", "--", "hello", "world"])
+    .succeeds()
+    .stdout_is("");
     let messages = env.messages("U1");
     assert_eq!(messages.len(), 1);
     let m = &messages[0];
@@ -58,10 +55,8 @@ fn append_json_output_and_roles() {
         .json();
     assert_eq!(reply["user"], "U1");
     assert_eq!(reply["appended"], 1);
-    env.cmd()
-        .args(["append", "--user", "U1", "--role", "system", "--", "note"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--role", "system", "--", "note"])
+        .succeeds();
     env.run(["append", "--user", "U1", "--role", "bot", "--", "x"])
         .fails(Exit::Usage);
     let roles: Vec<Value> = env
@@ -90,11 +85,9 @@ fn empty_text_is_refused() {
 #[test]
 fn text_from_stdin() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1"])
-        .write_stdin("line one\nline two\n")
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1"])
+        .stdin("line one\nline two\n")
+        .succeeds();
     let messages = env.messages("U1");
     assert_eq!(messages.len(), 1);
     assert_eq!(
@@ -148,21 +141,17 @@ fn jsonl_import_keeps_lines_byte_for_byte() {
 #[test]
 fn jsonl_import_from_stdin() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--jsonl", "-"])
-        .write_stdin(format!("{SEED_USER_LINE}\n"))
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--jsonl", "-"])
+        .stdin(format!("{SEED_USER_LINE}\n"))
+        .succeeds();
     assert_eq!(env.read_lines("U1"), [SEED_USER_LINE]);
 }
 
 #[test]
 fn jsonl_import_with_one_bad_line_imports_nothing() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "already here"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "already here"])
+        .succeeds();
     let before = env.read_bytes("U1");
     let import = env.dir.path().join("import.jsonl");
     write_file(
@@ -213,18 +202,16 @@ fn torn_last_line_is_skipped_kept_and_never_glued() {
         "reading changes nothing"
     );
 
-    env.cmd()
-        .args([
-            "append",
-            "--user",
-            "U1",
-            "--msg-id",
-            "after",
-            "--",
-            "after the tear",
-        ])
-        .assert()
-        .success();
+    env.run([
+        "append",
+        "--user",
+        "U1",
+        "--msg-id",
+        "after",
+        "--",
+        "after the tear",
+    ])
+    .succeeds();
     let lines = env.read_lines("U1");
     assert_eq!(lines.len(), 3, "{lines:?}");
     assert_eq!(lines[0], SEED_USER_LINE);
@@ -237,13 +224,11 @@ fn torn_last_line_is_skipped_kept_and_never_glued() {
     assert!(env.read_bytes("U1").ends_with(b"\n"));
 
     // Both real messages are read; the fragment in the middle is skipped.
-    env.cmd()
-        .args(["context", "--user", "U1"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("User: hi"))
-        .stdout(predicate::str::contains("User: after the tear"))
-        .stderr(predicate::str::contains("warning"));
+    env.run(["context", "--user", "U1"])
+        .succeeds()
+        .stdout_has("User: hi")
+        .stdout_has("User: after the tear")
+        .stderr_has("warning");
 }
 
 // --- locks -----------------------------------------------------------------
@@ -315,17 +300,12 @@ fn held_user_lock_times_out_with_exit_4_then_append_succeeds_after_release() {
     );
 
     // Another user is not blocked by U1's lock.
-    env.cmd()
-        .args(["append", "--user", "U2", "--", "free"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U2", "--", "free"]).succeeds();
 
     holder.release();
     let started = Instant::now();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "now free"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "now free"])
+        .succeeds();
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(env.messages("U1")[0]["text"], "now free");
 }
@@ -335,10 +315,8 @@ fn held_user_lock_times_out_with_exit_4_then_append_succeeds_after_release() {
 #[test]
 fn created_files_are_0600_and_folders_0700() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "private"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "private"])
+        .succeeds();
     assert_eq!(mode_of(&env.messages_path("U1")), 0o600, "messages.jsonl");
     assert_eq!(mode_of(&env.stm_dir("U1")), 0o700, "stm/U1");
     assert_eq!(mode_of(&env.sessions_dir().join("stm")), 0o700, "stm");
@@ -386,11 +364,10 @@ fn wrong_type_in_config_names_the_key() {
 fn unknown_config_key_warns_but_works() {
     let env = TestEnv::new();
     env.write_config(r#"{"stm": {"contextWindw": 5}, "durability": {"fsync": false}}"#);
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("warning").and(predicate::str::contains("contextWindw")));
+    env.run(["append", "--user", "U1", "--", "hi"])
+        .succeeds()
+        .stderr_has("warning")
+        .stderr_has("contextWindw");
     assert_eq!(env.messages("U1").len(), 1);
 }
 
@@ -402,10 +379,8 @@ fn unknown_config_key_warns_but_works() {
 #[test]
 fn neither_state_dir_nor_channel_uses_the_default_state_dir() {
     let env = TestEnv::new();
-    env.cmd_without_state_dir()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.run_without_state_dir(["append", "--user", "U1", "--", "hi"])
+        .succeeds();
     let home_default = env
         .home()
         .join(".local/state/claude-session/sessions/stm/U1/messages.jsonl");
@@ -416,20 +391,18 @@ fn neither_state_dir_nor_channel_uses_the_default_state_dir() {
     assert!(!env.dir.path().join(".claude").exists());
 
     let xdg = env.dir.path().join("xdg-state");
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["append", "--user", "U2", "--", "hi"])
         .env("XDG_STATE_HOME", &xdg)
-        .args(["append", "--user", "U2", "--", "hi"])
-        .assert()
-        .success();
+        .succeeds();
     assert!(
         xdg.join("claude-session/sessions/stm/U2/messages.jsonl")
             .exists()
     );
 
     // context --show-config says which state dir and why.
-    let shown = Run::new(env.cmd_without_state_dir())
+    let shown = env
+        .run_without_state_dir(["context", "--show-config"])
         .env("XDG_STATE_HOME", &xdg)
-        .args(["context", "--show-config"])
         .succeeds()
         .json();
     assert_eq!(
@@ -446,12 +419,11 @@ fn neither_state_dir_nor_channel_uses_the_default_state_dir() {
 #[test]
 fn no_state_dir_flag_and_no_home_is_a_usage_error_naming_both() {
     let env = TestEnv::new();
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["append", "--user", "U1", "--", "hi"])
         .env_remove("HOME")
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--state-dir").and(predicate::str::contains("--channel")));
+        .fails(Exit::Usage)
+        .stderr_has("--state-dir")
+        .stderr_has("--channel");
     assert!(!env.dir.path().join(".claude").exists());
 }
 
@@ -460,11 +432,9 @@ fn channel_uses_dot_claude_channels_name_in_the_current_dir() {
     let env = TestEnv::uninitialised();
     let cwd = env.dir.path().join("broker");
     std::fs::create_dir_all(&cwd).unwrap();
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
         .current_dir(&cwd)
-        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+        .succeeds();
     let log = cwd.join(".claude/channels/slack/sessions/stm/U1/messages.jsonl");
     let text = std::fs::read_to_string(&log).expect("the log is under ./.claude/channels/slack");
     let line: Value = serde_json::from_str(text.trim_end()).unwrap();
@@ -475,19 +445,15 @@ fn channel_uses_dot_claude_channels_name_in_the_current_dir() {
     );
     assert!(!env.state_dir().exists());
 
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["--channel", "slack", "context", "--user", "U1"])
         .current_dir(&cwd)
-        .args(["--channel", "slack", "context", "--user", "U1"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("User: hi"));
+        .succeeds()
+        .stdout_has("User: hi");
 
     // A channel name is a path component too.
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["--channel", "../evil", "append", "--user", "U1", "--", "hi"])
         .current_dir(&cwd)
-        .args(["--channel", "../evil", "append", "--user", "U1", "--", "hi"])
-        .assert()
-        .code(2);
+        .fails(Exit::Usage);
     assert!(!cwd.join(".claude/evil").exists());
 }
 
@@ -496,10 +462,8 @@ fn channel_uses_dot_claude_channels_name_in_the_current_dir() {
 #[test]
 fn empty_or_blank_message_thread_group_and_conversation_ids_are_refused() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--msg-id", "m-0", "--", "first"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--msg-id", "m-0", "--", "first"])
+        .succeeds();
     let before = env.read_bytes("U1");
     for (flag, value) in [
         ("--msg-id", ""),
@@ -550,10 +514,8 @@ fn a_time_in_the_future_is_refused_beyond_a_small_clock_skew() {
     // A minute ahead (clocks of two hosts) is fine.
     let soon = (chrono::Utc::now() + chrono::Duration::seconds(60))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    env.cmd()
-        .args(["append", "--user", "U1", "--ts", &soon, "--", "x"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--ts", &soon, "--", "x"])
+        .succeeds();
     // An import line from the future is refused too, all or nothing.
     env.run(["append", "--user", "U2", "--jsonl", "-"])
         .stdin(

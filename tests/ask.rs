@@ -5,10 +5,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Exit, TestEnv, ask, fake_claude, is_dead, read_markdown, stderr_of, stdout_of, wait_for,
+    Exit, TestEnv, exit_of, exited, is_dead, read_markdown, stderr_of, stdout_of, wait_for,
     yaml_str,
 };
-use predicates::prelude::*;
 use serde_json::{Value, json};
 
 /// The value following `flag` in an argv.
@@ -34,18 +33,14 @@ fn recorded_prompt_mode(env: &TestEnv, n: usize) -> String {
 #[test]
 fn system_prompt_holds_earlier_turns_and_not_the_current_message() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--system-prompt", "You are Base."])
+    env.ask(["--user", "U1", "--system-prompt", "You are Base."])
         .args(["--", "alpha first message"])
-        .assert()
-        .success()
-        .stdout("fake reply to: alpha first message\n");
-    ask(&env)
-        .args(["--user", "U1", "--system-prompt", "You are Base."])
+        .succeeds()
+        .stdout_is("fake reply to: alpha first message\n");
+    env.ask(["--user", "U1", "--system-prompt", "You are Base."])
         .args(["--", "bravo current message"])
-        .assert()
-        .success()
-        .stdout("fake reply to: bravo current message\n");
+        .succeeds()
+        .stdout_is("fake reply to: bravo current message\n");
     assert_eq!(env.claude_calls(), 2);
 
     let call = env.claude_call(2);
@@ -89,11 +84,9 @@ fn system_prompt_holds_earlier_turns_and_not_the_current_message() {
 fn append_system_prompt_uses_the_append_file() {
     let env = TestEnv::new();
     for text in ["first words", "second words"] {
-        ask(&env)
-            .args(["--user", "U1", "--append-system-prompt", "Extra rules."])
+        env.ask(["--user", "U1", "--append-system-prompt", "Extra rules."])
             .args(["--", text])
-            .assert()
-            .success();
+            .succeeds();
     }
     assert_eq!(env.claude_calls(), 2);
     let call = env.claude_call(2);
@@ -120,12 +113,10 @@ fn append_system_prompt_uses_the_append_file() {
 #[test]
 fn argv_prefix_model_and_claude_args_in_order() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--model", "M", "--system-prompt", "base"])
+    env.ask(["--user", "U1", "--model", "M", "--system-prompt", "base"])
         .args(["--claude-arg", "--fallback-model", "--claude-arg", "sonnet"])
         .args(["--claude-arg", "--foo=bar", "--", "hi"])
-        .assert()
-        .success();
+        .succeeds();
     let argv = env.claude_call(1).argv;
     assert_eq!(argv[..SAFE_PREFIX.len()], SAFE_PREFIX, "{argv:?}");
     assert_eq!(value_after(&argv, "--model"), Some("M"), "{argv:?}");
@@ -182,11 +173,9 @@ fn tool_flags_through_claude_arg_are_refused_and_say_where_tools_are_set() {
             .stderr_has("ask.allowedTools");
     }
     // A value that only contains a tool flag's name is not one.
-    ask(&env)
-        .args(["--user", "U1", "--claude-arg", "--append-system-prompt"])
+    env.ask(["--user", "U1", "--claude-arg", "--append-system-prompt"])
         .args(["--claude-arg", "never pass --tools", "--", "hi"])
-        .assert()
-        .success();
+        .succeeds();
 }
 
 /// What every call starts with: JSON output, no transcript, no tools, no
@@ -207,10 +196,7 @@ const SAFE_PREFIX: [&str; 10] = [
 #[test]
 fn no_base_prompt_means_the_chat_prompt_replacing_claudes_own() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--", "hi"]).succeeds();
     let call = env.claude_call(1);
     assert_eq!(
         call.argv[SAFE_PREFIX.len()],
@@ -237,10 +223,7 @@ fn no_base_prompt_means_the_chat_prompt_replacing_claudes_own() {
 fn ask_tools_and_allowed_tools_from_config_reach_claude() {
     let env = TestEnv::new();
     env.write_config(r#"{"ask": {"tools": ["Read", "Grep"], "allowedTools": ["Read"]}}"#);
-    ask(&env)
-        .args(["--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--", "hi"]).succeeds();
     let argv = env.claude_call(1).argv;
     assert_eq!(value_after(&argv, "--tools"), Some("Read,Grep"), "{argv:?}");
     assert_eq!(
@@ -264,13 +247,11 @@ fn a_300_kb_message_goes_through_stdin_whole() {
         ));
     }
     let text = text.trim_end().to_owned();
-    ask(&env)
-        .args(["--user", "U1"])
+    env.ask(["--user", "U1"])
         .env("FAKE_CLAUDE_REPLY", "got it")
-        .write_stdin(text.clone())
-        .assert()
-        .success()
-        .stdout("got it\n");
+        .stdin(text.clone())
+        .succeeds()
+        .stdout_is("got it\n");
     let call = env.claude_call(1);
     assert_eq!(call.stdin.len(), text.len());
     assert!(call.stdin == text, "the fake got the message exactly");
@@ -280,10 +261,7 @@ fn a_300_kb_message_goes_through_stdin_whole() {
     assert_eq!(messages[1]["text"], "got it");
 
     // The next ask still works with the long line in its context.
-    ask(&env)
-        .args(["--user", "U1", "--", "and now?"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--", "and now?"]).succeeds();
     assert_eq!(env.claude_call(2).stdin, "and now?");
     assert_eq!(env.messages("U1").len(), 4);
 }
@@ -291,12 +269,10 @@ fn a_300_kb_message_goes_through_stdin_whole() {
 #[test]
 fn message_on_stdin() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1"])
-        .write_stdin("from stdin\nsecond line\n")
-        .assert()
-        .success()
-        .stdout("fake reply to: from stdin\nsecond line\n");
+    env.ask(["--user", "U1"])
+        .stdin("from stdin\nsecond line\n")
+        .succeeds()
+        .stdout_is("fake reply to: from stdin\nsecond line\n");
     assert_eq!(env.claude_call(1).stdin, "from stdin\nsecond line");
     let messages = env.messages("U1");
     assert_eq!(messages[0]["text"], "from stdin\nsecond line");
@@ -307,14 +283,13 @@ fn message_on_stdin() {
 fn timeout_kills_claude_and_what_it_started() {
     let env = TestEnv::new();
     let started = Instant::now();
-    let out = ask(&env)
-        .args(["--user", "U1", "--timeout", "1", "--system-prompt", "base"])
+    let out = env
+        .ask(["--user", "U1", "--timeout", "1", "--system-prompt", "base"])
         .args(["--", "slow one"])
         .env("FAKE_CLAUDE_SLEEP", "30")
         .env("FAKE_CLAUDE_GRANDCHILD", "1")
         .timeout(Duration::from_secs(40))
-        .output()
-        .expect("run ask");
+        .output();
     let elapsed = started.elapsed();
 
     let pid_file = env.claude_log().join("grandchild.pid");
@@ -334,7 +309,12 @@ fn timeout_kills_claude_and_what_it_started() {
         }
     }
 
-    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeTimeout),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(
         elapsed < Duration::from_secs(6),
         "a 1 s timeout ends within 6 s, took {elapsed:?}"
@@ -446,13 +426,11 @@ fn claude_bin_that_is_not_executable_is_exit_5_and_logs_nothing() {
 #[test]
 fn plain_text_output_is_the_reply() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--", "hi"])
+    env.ask(["--user", "U1", "--", "hi"])
         .env("FAKE_CLAUDE_FORMAT", "text")
         .env("FAKE_CLAUDE_REPLY", "just plain words")
-        .assert()
-        .success()
-        .stdout("just plain words\n");
+        .succeeds()
+        .stdout_is("just plain words\n");
     let messages = env.messages("U1");
     assert_eq!(env.roles("U1"), ["user", "assistant"]);
     assert_eq!(messages[1]["text"], "just plain words");
@@ -462,11 +440,9 @@ fn plain_text_output_is_the_reply() {
 #[test]
 fn usage_cost_and_reply_to_land_on_the_assistant_line() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--msg-id", "m-7", "--", "hi"])
+    env.ask(["--user", "U1", "--msg-id", "m-7", "--", "hi"])
         .env("FAKE_CLAUDE_COST", "0.5")
-        .assert()
-        .success();
+        .succeeds();
     let messages = env.messages("U1");
     assert_eq!(messages.len(), 2);
     let reply = &messages[1];
@@ -507,11 +483,9 @@ fn json_output_has_reply_user_usage_cost_and_compacted() {
 fn chat_commands_make_no_call_and_log_nothing() {
     let env = TestEnv::new();
     for text in ["/session help", "/memory help"] {
-        ask(&env)
-            .args(["--user", "U1", "--", text])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains("/session"));
+        env.ask(["--user", "U1", "--", text])
+            .succeeds()
+            .stdout_has("/session");
     }
     let out = env
         .ask(["--json", "--user", "U1", "--", "/session help"])
@@ -526,27 +500,23 @@ fn chat_commands_make_no_call_and_log_nothing() {
 #[test]
 fn display_name_makes_the_profile_once() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--display-name", "Kevin", "--", "hi"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--display-name", "Kevin", "--", "hi"])
+        .succeeds();
     let path = env.profile_path("U1");
     let fm = read_markdown(&path).0;
     assert_eq!(yaml_str(&fm, "user_id"), Some("U1"), "{fm:?}");
     assert_eq!(yaml_str(&fm, "display_name"), Some("Kevin"), "{fm:?}");
     let before = std::fs::read(&path).unwrap();
 
-    ask(&env)
-        .args([
-            "--user",
-            "U1",
-            "--display-name",
-            "Someone Else",
-            "--",
-            "again",
-        ])
-        .assert()
-        .success();
+    env.ask([
+        "--user",
+        "U1",
+        "--display-name",
+        "Someone Else",
+        "--",
+        "again",
+    ])
+    .succeeds();
     assert_eq!(
         std::fs::read(&path).unwrap(),
         before,
@@ -563,10 +533,8 @@ fn display_name_profile_keeps_numeric_ids_as_strings() {
     // Telegram group ids are negative numbers; YAML must not turn them
     // (or an all-digit name) into numbers.
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "-100123", "--display-name", "007", "--", "hi"])
-        .assert()
-        .success();
+    env.ask(["--user", "-100123", "--display-name", "007", "--", "hi"])
+        .succeeds();
     let fm = read_markdown(&env.profile_path("-100123")).0;
     assert_eq!(yaml_str(&fm, "user_id"), Some("-100123"), "{fm:?}");
     assert_eq!(yaml_str(&fm, "display_name"), Some("007"), "{fm:?}");
@@ -592,8 +560,7 @@ fn attachments_go_by_content_images_as_blocks_text_inline_the_rest_for_read() {
     std::fs::write(&image, PNG).unwrap();
     std::fs::write(&text, "line one\nline two\n").unwrap();
     std::fs::write(&pdf, b"%PDF-1.4\n\xe2\xe3\xcf\xd3 binary").unwrap();
-    ask(&env)
-        .args(["--user", "U1", "--attach"])
+    env.ask(["--user", "U1", "--attach"])
         .arg(format!("{}:photo.jpg", image.display()))
         .arg("--attach")
         .arg(&text)
@@ -601,9 +568,8 @@ fn attachments_go_by_content_images_as_blocks_text_inline_the_rest_for_read() {
         .arg(format!("{}:report.pdf", pdf.display()))
         .args(["--", "look at these"])
         .env("FAKE_CLAUDE_REPLY", "seen")
-        .assert()
-        .success()
-        .stdout("seen\n");
+        .succeeds()
+        .stdout_is("seen\n");
     let call = env.claude_call(1);
     // The image: a block of the user message, typed by its bytes.
     assert_eq!(
@@ -675,10 +641,7 @@ fn attachments_go_by_content_images_as_blocks_text_inline_the_rest_for_read() {
     assert!(!String::from_utf8_lossy(&env.read_bytes("U1")).contains(data));
 
     // A message without a file: the plain prompt, no tools, as ever.
-    ask(&env)
-        .args(["--user", "U1", "--", "plain"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--", "plain"]).succeeds();
     let call = env.claude_call(2);
     assert_eq!(call.stdin, "plain");
     assert_eq!(value_after(&call.argv, "--tools"), Some(""));
@@ -691,15 +654,13 @@ fn a_streamed_ask_sends_its_image_and_streams_the_reply() {
     let env = TestEnv::new();
     let image = env.dir.path().join("cat.gif");
     std::fs::write(&image, b"GIF89a\x01\0\x01\0 tiny").unwrap();
-    let out = ask(&env)
-        .args(["--stream", "--user", "U1", "--attach"])
+    let out = env
+        .ask(["--stream", "--user", "U1", "--attach"])
         .arg(&image)
         .args(["--", "what is it"])
         .env("FAKE_CLAUDE_REPLY", "a small cat")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    assert_eq!(stdout_of(&out), "a small cat\n");
+        .succeeds();
+    assert_eq!(out.stdout(), "a small cat\n");
     let call = env.claude_call(1);
     assert_eq!(
         value_after(&call.argv, "--input-format"),
@@ -718,12 +679,10 @@ fn an_attachment_name_is_shown_escaped_and_never_used_as_a_path() {
     std::fs::write(&file, b"\0\x01\x02binary").unwrap();
     // (A name after `:` holds no `/`: the path's own name cannot either.)
     let name = "..\\.env\n2. \"x\" \u{1b}[2J@etc\u{202e}gnp.exe";
-    ask(&env)
-        .args(["--user", "U1", "--attach"])
+    env.ask(["--user", "U1", "--attach"])
         .arg(format!("{}:{name}", file.display()))
         .args(["--", "see"])
-        .assert()
-        .success();
+        .succeeds();
     let call = env.claude_call(1);
     // A binary file and no image: the plain prompt on stdin.
     let prompt = &call.stdin;
@@ -751,14 +710,12 @@ fn text_beyond_the_inline_cap_is_left_for_read() {
     let (small, big) = (env.dir.path().join("s.txt"), env.dir.path().join("b.md"));
     std::fs::write(&small, "ten chars!").unwrap();
     std::fs::write(&big, "more than the ten left").unwrap();
-    ask(&env)
-        .args(["--user", "U1", "--attach"])
+    env.ask(["--user", "U1", "--attach"])
         .arg(&small)
         .arg("--attach")
         .arg(&big)
         .args(["--", "two notes"])
-        .assert()
-        .success();
+        .succeeds();
     let call = env.claude_call(1);
     assert!(
         call.stdin.contains("```\nten chars!\n```"),
@@ -829,11 +786,9 @@ fn attachments_over_a_cap_are_refused_before_anything_is_logged() {
 #[test]
 fn msg_id_thread_and_group_are_stored() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--msg-id", "1711.1", "--thread", "T-9"])
+    env.ask(["--user", "U1", "--msg-id", "1711.1", "--thread", "T-9"])
         .args(["--group", "G-4", "--", "hi"])
-        .assert()
-        .success();
+        .succeeds();
     let messages = env.messages("U1");
     let user = &messages[0];
     assert_eq!(user["role"], "user");
@@ -852,29 +807,24 @@ fn two_concurrent_asks_of_one_user_both_succeed() {
     let children: Vec<_> = ["c-1", "c-2"]
         .iter()
         .map(|id| {
-            env.spawnable()
-                .args(["ask", "--claude-bin"])
-                .arg(fake_claude())
-                .args([
-                    "--user",
-                    "U1",
-                    "--msg-id",
-                    id,
-                    "--",
-                    &format!("question {id}"),
-                ])
-                .env("FAKE_CLAUDE_SLEEP", "1")
-                .spawn()
-                .expect("spawn ask")
+            env.ask([
+                "--user",
+                "U1",
+                "--msg-id",
+                id,
+                "--",
+                &format!("question {id}"),
+            ])
+            .env("FAKE_CLAUDE_SLEEP", "1")
+            .spawn()
         })
         .collect();
     let outputs: Vec<_> = children
         .into_iter()
         .map(|c| c.wait_with_output().expect("wait for ask"))
         .collect();
-    for (id, out) in ["c-1", "c-2"].iter().zip(&outputs) {
-        assert!(out.status.success(), "{id}: {}", stderr_of(out));
-        assert_eq!(stdout_of(out), format!("fake reply to: question {id}\n"));
+    for (id, out) in ["c-1", "c-2"].iter().zip(outputs) {
+        exited(out, Exit::Success).stdout_is(&format!("fake reply to: question {id}\n"));
     }
     assert_eq!(env.claude_calls(), 2);
 
@@ -903,14 +853,10 @@ fn two_concurrent_asks_of_one_user_both_succeed() {
 fn a_sigterm_to_ask_stops_claude_and_its_children() {
     let env = TestEnv::new();
     let mut child = env
-        .process()
+        .ask(["--user", "U1", "--", "hi"])
         .env("FAKE_CLAUDE_SLEEP", "30")
         .env("FAKE_CLAUDE_GRANDCHILD", "1")
-        .args(["ask", "--user", "U1", "--claude-bin"])
-        .arg(fake_claude())
-        .args(["--", "hi"])
-        .spawn()
-        .unwrap();
+        .spawn();
     let pid_file = env.claude_log().join("grandchild.pid");
     let started = Instant::now();
     while !pid_file.exists() && started.elapsed() < Duration::from_secs(10) {
@@ -948,13 +894,11 @@ fn a_sigterm_to_ask_stops_claude_and_its_children() {
 #[test]
 fn claude_gets_a_private_folder_and_no_broker_secrets() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--", "hi"])
+    env.ask(["--user", "U1", "--", "hi"])
         .env("SLACK_BOT_TOKEN", "xoxb-broker-secret")
         .env("ANTHROPIC_API_KEY", "sk-test-key")
         .env("CLAUDE_CODE_OAUTH_TOKEN", "oauth-test-token")
-        .assert()
-        .success();
+        .succeeds();
     let log = env.claude_log().join("call-1");
     let cwd = std::fs::read_to_string(log.join("cwd")).unwrap();
     let cwd = cwd.trim();
@@ -994,10 +938,8 @@ fn claude_gets_a_private_folder_and_no_broker_secrets() {
 #[test]
 fn an_empty_skeleton_profile_is_left_out_of_the_context() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--display-name", "Kim", "--", "hi"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--display-name", "Kim", "--", "hi"])
+        .succeeds();
     assert!(env.profile_path("U1").exists());
     let system = env.claude_call(1).system_prompt;
     assert!(!system.contains("[User profile]"), "{system}");
@@ -1014,17 +956,13 @@ fn compaction_after_ask_uses_the_compaction_model() {
         r#"{"compacting": {"threshold": 4, "mode": "inline"}, "stm": {"contextWindow": 2}}"#,
     );
     for i in 0..4 {
-        env.cmd()
-            .args(["append", "--user", "U1", "--", &format!("old {i}")])
-            .assert()
-            .success();
+        env.run(["append", "--user", "U1", "--", &format!("old {i}")])
+            .succeeds();
     }
-    ask(&env)
-        .args(["--user", "U1", "--model", "opus", "--", "hi"])
+    env.ask(["--user", "U1", "--model", "opus", "--", "hi"])
         .env("FAKE_CLAUDE_MATCH_1", "maintain the memory")
         .env("FAKE_CLAUDE_REPLY_1", r#"{"summary": "old talk"}"#)
-        .assert()
-        .success();
+        .succeeds();
     assert_eq!(env.claude_calls(), 2);
     let model = |n: usize| {
         let argv = env.claude_call(n).argv;
@@ -1061,10 +999,8 @@ fn a_message_over_the_size_limit_is_refused_before_anything_is_logged() {
     env.write_config(r#"{"limits":{"maxMessageBytes":1000}}"#);
     env.ask(["--user", "U1", "--", &"y".repeat(1001)])
         .fails(Exit::Usage);
-    ask(&env)
-        .args(["--user", "U1", "--", &"y".repeat(1000)])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--", &"y".repeat(1000)])
+        .succeeds();
 }
 
 #[test]
@@ -1089,37 +1025,28 @@ fn a_reply_over_the_size_cap_is_stored_cut_and_printed_whole() {
 #[test]
 fn an_erase_during_an_ask_is_final() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "something private"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "something private"])
+        .succeeds();
     let child = env
-        .spawnable()
-        .args(["ask", "--claude-bin"])
-        .arg(fake_claude())
-        .args(["--user", "U1", "--msg-id", "m-1", "--", "slow question"])
+        .ask(["--user", "U1", "--msg-id", "m-1", "--", "slow question"])
         .env("FAKE_CLAUDE_SLEEP", "2")
-        .spawn()
-        .unwrap();
+        .spawn();
     assert!(
         wait_for(Duration::from_secs(10), Duration::from_millis(20), || env
             .claude_calls()
             == 1),
         "claude was called"
     );
-    env.cmd()
-        .args(["session", "clear", "--user", "U1", "--all", "--yes"])
-        .assert()
-        .success();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    assert_eq!(stdout_of(&out), "fake reply to: slow question\n");
+    env.run(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .succeeds();
+    let out = exited(child.wait_with_output().unwrap(), Exit::Success)
+        .stdout_is("fake reply to: slow question\n");
     assert!(
         !env.stm_dir("U1").exists(),
         "the reply came back into a fresh log: {:?}",
         env.messages("U1")
     );
-    assert!(stderr_of(&out).contains("erased"), "{}", stderr_of(&out));
+    out.stderr_has("erased");
 }
 
 #[test]

@@ -12,11 +12,11 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use crate::common::{
-    Exit, HEADERS, Snapshot, TestEnv, compaction_reply, differences, fake_claude, gzip,
-    is_turn_header, line_with, reader_lines, snapshot_tree, stderr_of, stdout_of, temp_files,
+    Exit, HEADERS, Run, Snapshot, TestEnv, compaction_reply, differences, exit_of, fake_claude,
+    gzip, is_turn_header, line_with, reader_lines, snapshot_tree, stderr_of, stdout_of, temp_files,
     write_file,
 };
 use serde_json::{Value, json};
@@ -75,11 +75,7 @@ fn brief(text: &str) -> String {
 /// reader could see that starts with `[` is a section header or one of the
 /// real turns, one per message.
 fn context_has_no_forged_lines(env: &TestEnv, user: &str) -> Result<(), String> {
-    let out = env
-        .cmd()
-        .args(["context", "--user", user, "-n", "1000"])
-        .output()
-        .unwrap();
+    let out = env.run(["context", "--user", user, "-n", "1000"]).output();
     if !out.status.success() {
         return Err(format!("context failed: {}", stderr_of(&out)));
     }
@@ -131,21 +127,21 @@ struct Case {
     files: Vec<(&'static str, Vec<u8>)>,
     args: Vec<OsString>,
     stdin: Vec<u8>,
-    code: i32,
+    exit: Exit,
     /// Fragments the stderr must hold (what was wrong, where).
     stderr_has: Vec<String>,
     after: After,
 }
 
 impl Case {
-    fn new(name: impl Into<String>, args: Vec<OsString>, code: i32) -> Self {
+    fn new(name: impl Into<String>, args: Vec<OsString>, exit: Exit) -> Self {
         Self {
             name: name.into(),
             config: None,
             files: Vec::new(),
             args,
             stdin: Vec::new(),
-            code,
+            exit,
             stderr_has: Vec::new(),
             after: After::Unchanged,
         }
@@ -269,7 +265,9 @@ fn id_cases() -> Vec<Case> {
             if what != "invalid UTF-8" {
                 needles.push("user id");
             }
-            cases.push(Case::new(format!("id {what} → {command}"), args, 2).stderr(&needles));
+            cases.push(
+                Case::new(format!("id {what} → {command}"), args, Exit::Usage).stderr(&needles),
+            );
         }
     }
     cases
@@ -305,7 +303,7 @@ fn text_cases() -> Vec<Case> {
         Case::new(
             "invalid UTF-8 on stdin → ask",
             os(&["ask", "--user", "U1", "--claude-bin", &fake]),
-            2,
+            Exit::Usage,
         )
         .stdin(b"caf\xe9 au lait".to_vec())
         .stderr(&["UTF-8", "offset 3"]),
@@ -318,20 +316,20 @@ fn text_cases() -> Vec<Case> {
                 "--".into(),
                 OsString::from_vec(b"caf\xe9".to_vec()),
             ],
-            2,
+            Exit::Usage,
         )
         .stderr(&["UTF-8"]),
         Case::new(
             "10 MB text on stdin → append, over the default limit",
             os(&["append", "--user", "U1"]),
-            2,
+            Exit::Usage,
         )
         .stdin(huge.clone().into_bytes())
         .stderr(&["limits.maxMessageBytes", "nothing was logged"]),
         Case::new(
             "10 MB text on stdin → append, with the limit raised",
             os(&["append", "--user", "U1"]),
-            0,
+            Exit::Success,
         )
         .config(r#"{"durability":{"fsync":false},"limits":{"maxMessageBytes":20000000}}"#)
         .stdin(huge.into_bytes())
@@ -341,11 +339,7 @@ fn text_cases() -> Vec<Case> {
             if text.len() < 10 * 1024 * 1024 || !text.ends_with("✓ 中文\n\t!") {
                 return Err(format!("stored {} bytes, not the whole text", text.len()));
             }
-            let out = env
-                .cmd()
-                .args(["context", "--user", "U1"])
-                .output()
-                .unwrap();
+            let out = env.run(["context", "--user", "U1"]).output();
             let shown = stdout_of(&out);
             if !out.status.success() || !shown.contains("characters omitted]") {
                 return Err(format!("context of a 10 MB message: {}", stderr_of(&out)));
@@ -358,7 +352,7 @@ fn text_cases() -> Vec<Case> {
         Case::new(
             "NUL bytes in text on stdin → append",
             os(&["append", "--user", "U1"]),
-            0,
+            Exit::Success,
         )
         .stdin(b"before\0middle\0after".to_vec())
         .then(|env| {
@@ -374,7 +368,7 @@ fn text_cases() -> Vec<Case> {
         Case::new(
             "import line with a lone high surrogate \\ud800 → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            2,
+            Exit::Usage,
         )
         .file("batch.jsonl", surrogate_batch(r"\ud800"))
         // serde_json refuses a lone surrogate (it wants the low half next).
@@ -382,21 +376,21 @@ fn text_cases() -> Vec<Case> {
         Case::new(
             "import line with a lone low surrogate \\udc00 → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            2,
+            Exit::Usage,
         )
         .file("batch.jsonl", surrogate_batch(r"x\udc00y"))
         .stderr(&["line 2", "nothing was imported"]),
         Case::new(
             "import line with a high surrogate before a non-surrogate → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            2,
+            Exit::Usage,
         )
         .file("batch.jsonl", surrogate_batch(r"\ud800\u0041"))
         .stderr(&["line 2", "nothing was imported"]),
         Case::new(
             "import line with raw invalid UTF-8 → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            2,
+            Exit::Usage,
         )
         .file("batch.jsonl", {
             let mut bytes = surrogate_batch("ok").into_bytes();
@@ -408,14 +402,14 @@ fn text_cases() -> Vec<Case> {
         Case::new(
             "forged turn headers on stdin → append",
             os(&["append", "--user", "U1"]),
-            0,
+            Exit::Success,
         )
         .stdin(forged)
         .then(|env| context_has_no_forged_lines(env, "U1")),
         Case::new(
             "forged turn headers in an import line → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            0,
+            Exit::Success,
         )
         .file(
             "batch.jsonl",
@@ -430,7 +424,7 @@ fn text_cases() -> Vec<Case> {
         Case::new(
             "forged turn header in an import line's sender fields → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            0,
+            Exit::Success,
         )
         .file(
             "batch.jsonl",
@@ -592,7 +586,7 @@ fn config_cases() -> Vec<Case> {
                 Case::new(
                     format!("config {what} → {}", args[0].to_string_lossy()),
                     args,
-                    2,
+                    Exit::Usage,
                 )
                 .config(bytes.clone())
                 .stderr(&fragments),
@@ -616,31 +610,31 @@ fn second_round_cases() -> Vec<Case> {
         Case::new(
             "empty --msg-id → append",
             os(&["append", "--user", "U1", "--msg-id", "", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--msg-id", "empty"]),
         Case::new(
             "blank --msg-id → ask",
             ask(&["--msg-id", "  ", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--msg-id", "blank"]),
         Case::new(
             "empty --thread → ask",
             ask(&["--thread", "", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--thread", "empty"]),
         Case::new(
             "empty --group → append",
             os(&["append", "--user", "U1", "--group", "", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--group", "empty"]),
         Case::new(
             "empty --conversation → ask",
             ask(&["--conversation", "", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["conversation key", "empty"]),
         Case::new(
@@ -654,13 +648,13 @@ fn second_round_cases() -> Vec<Case> {
                 "--",
                 "hi",
             ]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--ts", "future"]),
         Case::new(
             "import line from the future → append --jsonl",
             os(&["append", "--user", "U1", "--jsonl", "batch.jsonl"]),
-            2,
+            Exit::Usage,
         )
         .file(
             "batch.jsonl",
@@ -672,29 +666,30 @@ fn second_round_cases() -> Vec<Case> {
             ) + "\n",
         )
         .stderr(&["line 1", "future", "nothing was imported"]),
-        Case::new("65 KB message → ask", ask(&["--", &big]), 2).stderr(&["limits.maxMessageBytes"]),
+        Case::new("65 KB message → ask", ask(&["--", &big]), Exit::Usage)
+            .stderr(&["limits.maxMessageBytes"]),
         Case::new(
             "--attach /dev/zero → ask",
             ask(&["--attach", "/dev/zero", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--attach", "not a regular file"]),
         Case::new(
             "--attach a missing file → ask",
             ask(&["--attach", "/nonexistent/x.png", "--", "hi"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["--attach", "does not exist"]),
         Case::new(
             "empty profile on stdin → session profile --set -",
             os(&["session", "profile", "--user", "U1", "--set", "-"]),
-            2,
+            Exit::Usage,
         )
         .stderr(&["empty"]),
         Case::new(
             "a conversation keyed like a user → ask",
             ask(&["--conversation", "U1", "--", "what do you know?"]),
-            0,
+            Exit::Success,
         )
         .then(|env| {
             if env.read_lines("U1").len() != 3 {
@@ -729,19 +724,18 @@ fn hostile_inputs_are_refused_clearly_or_stored_safely() {
             write_file(&env.dir.path().join(name), bytes);
         }
         let before = tree(&env);
-        let out = env
-            .cmd()
-            .args(&case.args)
-            .write_stdin(case.stdin.clone())
-            .output()
-            .unwrap();
+        let out = env.run(&case.args).stdin(case.stdin.clone()).output();
         let stderr = stderr_of(&out);
         let mut wrong = Vec::new();
-        let code = out.status.code();
-        if code != Some(case.code) {
-            wrong.push(format!("exit {code:?}, expected {}", case.code));
+        let exit = exit_of(&out);
+        if exit != Some(case.exit) {
+            wrong.push(format!(
+                "exit {exit:?} ({:?}), expected {:?}",
+                out.status.code(),
+                case.exit
+            ));
         }
-        if case.code != 0 {
+        if case.exit != Exit::Success {
             if stderr.trim().is_empty() {
                 wrong.push("no error message".into());
             }
@@ -799,13 +793,10 @@ fn answer(summary: &str) -> String {
     compaction_reply(summary, json!({"tags": ["damage"]}))
 }
 
-fn compact(env: &TestEnv, user: &str) -> Output {
-    env.cmd()
-        .args(["compact", "--user", user, "--claude-bin"])
-        .arg(fake_claude())
+/// `compact --user U1` with the fake, answering a fresh summary.
+fn fresh_compaction(env: &TestEnv) -> Run {
+    env.compact(["--user", "U1"])
         .env("FAKE_CLAUDE_REPLY", answer("A fresh summary."))
-        .output()
-        .unwrap()
 }
 
 fn msg_ids_in(bytes: &[u8]) -> Vec<String> {
@@ -868,18 +859,16 @@ fn garbage_lines_in_the_log_are_warned_about_and_never_deleted() {
     );
 
     // An append keeps them byte for byte.
-    env.cmd()
-        .args([
-            "append",
-            "--user",
-            "U1",
-            "--msg-id",
-            "g30",
-            "--",
-            "after the garbage",
-        ])
-        .assert()
-        .success();
+    env.run([
+        "append",
+        "--user",
+        "U1",
+        "--msg-id",
+        "g30",
+        "--",
+        "after the garbage",
+    ])
+    .succeeds();
     ids.push("g30".into());
     let after_append = env.read_bytes("U1");
     assert!(
@@ -888,13 +877,10 @@ fn garbage_lines_in_the_log_are_warned_about_and_never_deleted() {
     );
 
     // A compaction moves them to the archive, as they were.
-    let out = compact(&env, "U1");
-    assert!(out.status.success(), "compact: {}", stderr_of(&out));
-    assert!(
-        stderr_of(&out).contains("moved to the archive"),
-        "compaction says it archives unreadable lines: {}",
-        stderr_of(&out)
-    );
+    // Compaction says it archives unreadable lines.
+    fresh_compaction(&env)
+        .succeeds()
+        .stderr_has("moved to the archive");
     let archived = env
         .archives("U1")
         .into_values()
@@ -946,8 +932,7 @@ fn a_summary_whose_frontmatter_never_closes_is_read_and_folded_in_not_lost() {
         out.stderr()
     );
 
-    let out = compact(&env, "U1");
-    assert!(out.status.success(), "compact: {}", stderr_of(&out));
+    fresh_compaction(&env).succeeds();
     assert_eq!(env.claude_calls(), 1);
     let call = env.claude_call(1);
     assert!(
@@ -1042,8 +1027,7 @@ fn an_archive_cut_in_half_shows_what_is_readable_and_takes_new_members() {
         })
         .collect();
     env.import("U1", &lines);
-    let out = compact(&env, "U1");
-    assert!(out.status.success(), "compact: {}", stderr_of(&out));
+    fresh_compaction(&env).succeeds();
     let bytes = std::fs::read(&path).unwrap();
     assert!(
         bytes.starts_with(&archive),
@@ -1224,10 +1208,14 @@ fn a_read_only_state_dir_refuses_writes_with_exit_3_and_still_reads() {
     ];
     let mut failures = Vec::new();
     for (what, args) in writes {
-        let out = env.cmd().args(&args).output().unwrap();
+        let out = env.run(&args).output();
         let stderr = stderr_of(&out);
-        if out.status.code() != Some(3) {
-            failures.push(format!("{what}: exit {:?}, expected 3", out.status.code()));
+        if exit_of(&out) != Some(Exit::State) {
+            failures.push(format!(
+                "{what}: exit {:?}, expected {:?}",
+                out.status.code(),
+                Exit::State
+            ));
         }
         if !(stderr.contains("Read-only file system") || stderr.contains("Permission denied")) {
             failures.push(format!("{what}: stderr does not name the cause: {stderr}"));
@@ -1242,7 +1230,7 @@ fn a_read_only_state_dir_refuses_writes_with_exit_3_and_still_reads() {
         vec!["context", "--user", "U1"],
         vec!["session", "show", "--user", "U1"],
     ] {
-        let out = env.cmd().args(&args).output().unwrap();
+        let out = env.run(&args).output();
         if !out.status.success() || !stdout_of(&out).contains("r 29") {
             failures.push(format!(
                 "{args:?} on a read-only state dir: {} {}",
@@ -1302,14 +1290,16 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
     // One page left: less than the message needs.
     fill(&env.state_dir(), 4096);
     let out = env
-        .cmd()
-        .args(["append", "--user", "U1", "--msg-id", "big"])
-        .write_stdin("y".repeat(100_000))
-        .output()
-        .unwrap();
+        .run(["append", "--user", "U1", "--msg-id", "big"])
+        .stdin("y".repeat(100_000))
+        .output();
     let mut failures = Vec::new();
-    if out.status.code() != Some(3) {
-        failures.push(format!("append: exit {:?}, expected 3", out.status.code()));
+    if exit_of(&out) != Some(Exit::State) {
+        failures.push(format!(
+            "append: exit {:?}, expected {:?}",
+            out.status.code(),
+            Exit::State
+        ));
     }
     if !stderr_of(&out).contains("No space left") {
         failures.push(format!("append: stderr {}", stderr_of(&out)));
@@ -1335,11 +1325,12 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
     // A compaction on a full disk: fails, changes nothing, leaves no temp.
     let log = env.read_bytes("U1");
     fill(&env.state_dir(), 0);
-    let out = compact(&env, "U1");
-    if out.status.code() != Some(3) {
+    let out = fresh_compaction(&env).output();
+    if exit_of(&out) != Some(Exit::State) {
         failures.push(format!(
-            "compact on a full disk: exit {:?}, expected 3: {}",
+            "compact on a full disk: exit {:?}, expected {:?}: {}",
             out.status.code(),
+            Exit::State,
             stderr_of(&out)
         ));
     }
@@ -1353,7 +1344,7 @@ fn a_full_disk_fails_with_exit_3_and_leaves_the_log_as_it_was() {
 
     // Room again: the next compaction finishes, every message in one place.
     std::fs::remove_file(env.state_dir().join("filler")).unwrap();
-    let out = compact(&env, "U1");
+    let out = fresh_compaction(&env).output();
     if !out.status.success() {
         failures.push(format!("compact with room again: {}", stderr_of(&out)));
     }
@@ -1431,22 +1422,17 @@ fn claude_output_that_is_not_a_reply_is_refused_and_named() {
     ];
     for (name, vars, named) in cases {
         let env = TestEnv::new();
-        let mut cmd = env.cmd();
-        cmd.args(["ask", "--user", "U1", "--claude-bin"])
-            .arg(fake_claude())
-            .args(["--", "hello"]);
-        for (key, value) in *vars {
-            cmd.env(key, value);
-        }
-        let out = cmd.output().unwrap();
-        let stderr = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(6), "{name}: {stderr}");
+        let out = env
+            .ask(["--user", "U1", "--", "hello"])
+            .envs(*vars)
+            .fails(Exit::ClaudeFailed);
+        let stderr = out.stderr();
         assert!(stderr.contains(named), "{name}: {stderr}");
         assert!(stderr.len() < MAX_REFUSAL_STDERR, "{name}: {stderr}");
         assert!(
-            out.stdout.is_empty(),
+            out.output().stdout.is_empty(),
             "{name}: nothing for the chat: {}",
-            stdout_of(&out)
+            out.stdout()
         );
         let messages = env.messages("U1");
         assert_eq!(messages.len(), 1, "{name}: {messages:?}");
@@ -1511,22 +1497,19 @@ fn symlinked_user_folders_are_never_written_through_nor_silently_skipped() {
         assert_eq!(listing(&archive_target), ["keep.txt"], "{args:?}");
     }
     assert!(env.messages_path("U1").exists(), "U1's log is still there");
-    let out = compact(&env, "U1");
-    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    fresh_compaction(&env).fails(Exit::State);
     assert_eq!(listing(&archive_target), ["keep.txt"]);
 
     // maintain names the link instead of skipping the user silently.
     let out = env
-        .cmd()
-        .args([
+        .run([
             "maintain",
             "--only",
             "stm-expiry",
             "--now",
             "2030-01-01T00:00:00Z",
         ])
-        .output()
-        .unwrap();
+        .output();
     let err = stderr_of(&out);
     assert!(
         err.contains("stm/U3") && err.contains("symbolic link"),

@@ -9,9 +9,9 @@ mod explain;
 mod groups;
 mod redelivery;
 
-use std::process::{Output, Stdio};
+use std::process::Output;
 
-use crate::common::{Exit, TestEnv, ask, exited, fake_claude, read, stdout_of, write_file};
+use crate::common::{Exit, TestEnv, exit_of, exited, fake_claude, read, stdout_of, write_file};
 use serde_json::Value;
 
 /// What `ask` prints when a budget is used up and config has no message.

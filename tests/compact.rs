@@ -9,8 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    Run, Snapshot, TestEnv, compaction_reply, differences, fake_claude, line_with, read,
-    read_markdown, snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
+    Exit, Run, Snapshot, TestEnv, compaction_reply, differences, exit_of, fake_claude, line_with,
+    read, read_markdown, snapshot_tree, stderr_of, stdout_of, wait_for, write_file, yaml_str,
 };
 use serde_json::{Value, json};
 
@@ -32,29 +32,14 @@ fn answer(summary: &str) -> String {
     )
 }
 
-/// `compact` with the fake claude, given explicitly, answering `SUMMARY_1`.
-fn compact(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.arg("compact")
-        .arg("--claude-bin")
-        .arg(fake_claude())
-        .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1));
-    cmd
-}
-
-/// The same as [`compact`], as a `std::process::Command` to spawn.
-fn spawn_compact(env: &TestEnv, user: &str, extra_env: &[(&str, &str)]) -> Child {
-    let mut cmd = env.process();
-    cmd.env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
-        .args(["compact", "--user", user, "--claude-bin"])
-        .arg(fake_claude())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, value) in extra_env {
-        cmd.env(key, value);
-    }
-    cmd.spawn().expect("spawn compact")
+/// [`TestEnv::compact`] `ARGS…`, the fake answering `SUMMARY_1` about Kevin.
+fn compact_kevin<I, S>(env: &TestEnv, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    env.compact(args)
+        .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
 }
 
 /// Sixty lines over three UTC days, some in shapes this tool would not
@@ -166,12 +151,11 @@ fn compaction_keeps_the_newest_window_raw_and_archives_the_rest_by_utc_day() {
     assert_eq!(env.read_lines("U1"), lines, "the import keeps bytes");
 
     let started = chrono::Utc::now();
-    let out = compact(&env).args(["--user", "U1"]).output().unwrap();
-    assert!(out.status.success(), "compact failed: {}", stderr_of(&out));
+    let out = compact_kevin(&env, ["--user", "U1"]).succeeds();
     assert!(
-        stdout_of(&out).contains("compacted 50 message(s)"),
+        out.stdout().contains("compacted 50 message(s)"),
         "{}",
-        stdout_of(&out)
+        out.stdout()
     );
     assert_eq!(env.claude_calls(), 1);
 
@@ -247,7 +231,7 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
     env.write_config(CONFIG);
     let first = sixty_lines();
     env.import("U1", &first);
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
     let day22 = env.archive_dir("U1").join("messages-2026-03-22.jsonl.gz");
     let day22_before = std::fs::read(&day22).unwrap();
 
@@ -268,11 +252,9 @@ fn a_second_compaction_folds_in_the_previous_summary_and_adds_gzip_members() {
         })
         .collect();
     env.import("U1", &more);
-    compact(&env)
-        .args(["--user", "U1"])
+    compact_kevin(&env, ["--user", "U1"])
         .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_2))
-        .assert()
-        .success();
+        .succeeds();
     assert_eq!(env.claude_calls(), 2);
 
     // The second call was given the first summary and the lines leaving.
@@ -339,7 +321,7 @@ fn a_failed_claude_call_changes_nothing_on_disk() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     env.import("U1", &sixty_lines());
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
     let more: Vec<String> = (60..110)
         .map(|i| {
             line_with(
@@ -355,14 +337,12 @@ fn a_failed_claude_call_changes_nothing_on_disk() {
     for (variable, value) in [("FAKE_CLAUDE_EXIT", "1"), ("FAKE_CLAUDE_IS_ERROR", "1")] {
         let before = snapshot(&env);
         let calls = env.claude_calls();
-        let out = compact(&env)
-            .args(["--user", "U1"])
+        let out = compact_kevin(&env, ["--user", "U1"])
             .env(variable, value)
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(
-            out.status.code(),
-            Some(6),
+            exit_of(&out),
+            Some(Exit::ClaudeFailed),
             "{variable}: claude failed → exit 6; stderr: {}",
             stderr_of(&out)
         );
@@ -388,7 +368,7 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
     env.write_config(CONFIG);
     write_file(&env.profile_path("U1"), ADMIN_PROFILE.as_bytes());
     env.import("U1", &sixty_lines());
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
 
     let (front, body) = read_markdown(&env.profile_path("U1"));
     assert_eq!(yaml_str(&front, "plan"), Some("gold"), "admin key kept");
@@ -448,7 +428,7 @@ fn profile_facts_are_merged_and_what_the_admin_wrote_stays() {
 
     // The same facts again: nothing is added twice.
     env.import("U1", &sixty_lines()[..45]);
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
     let (_, again) = read_markdown(&env.profile_path("U1"));
     assert_eq!(again, body, "facts already known are not repeated");
 }
@@ -461,7 +441,7 @@ fn without_auto_profile_the_profile_is_left_alone() {
     );
     write_file(&env.profile_path("U1"), ADMIN_PROFILE.as_bytes());
     env.import("U1", &sixty_lines());
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
     assert_eq!(
         std::fs::read_to_string(env.profile_path("U1")).unwrap(),
         ADMIN_PROFILE
@@ -476,7 +456,7 @@ fn without_auto_profile_the_profile_is_left_alone() {
     );
     // A user without a profile does not get one either.
     env.import("U2", &sixty_lines());
-    compact(&env).args(["--user", "U2"]).assert().success();
+    compact_kevin(&env, ["--user", "U2"]).succeeds();
     assert!(!env.profile_path("U2").exists());
     assert_eq!(env.read_lines("U2").len(), 10);
 }
@@ -493,10 +473,7 @@ fn a_profile_that_facts_cannot_be_merged_into_does_not_fail_a_done_compaction() 
     write_file(&env.profile_path("U1"), broken.as_bytes());
     let lines = sixty_lines();
     env.import("U1", &lines);
-    let out = compact(&env)
-        .args(["--json", "--user", "U1"])
-        .output()
-        .unwrap();
+    let out = compact_kevin(&env, ["--json", "--user", "U1"]).output();
 
     // What was done is done either way.
     assert_eq!(env.read_lines("U1"), lines[50..].to_vec());
@@ -533,24 +510,17 @@ fn dry_run_calls_nothing_and_changes_nothing() {
     env.write_config(CONFIG);
     env.import("U1", &sixty_lines());
     let before = snapshot(&env);
-    let out = compact(&env)
-        .args(["--user", "U1", "--dry-run"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = compact_kevin(&env, ["--user", "U1", "--dry-run"]).succeeds();
     assert!(
-        stdout_of(&out).contains("would compact 50 of 60"),
+        out.stdout().contains("would compact 50 of 60"),
         "{}",
-        stdout_of(&out)
+        out.stdout()
     );
     assert_eq!(env.claude_calls(), 0);
     let after = snapshot(&env);
     assert!(before == after, "{:?}", differences(&before, &after));
 
-    compact(&env)
-        .args(["--all", "--dry-run"])
-        .assert()
-        .success();
+    compact_kevin(&env, ["--all", "--dry-run"]).succeeds();
     assert_eq!(env.claude_calls(), 0);
     let after = snapshot(&env);
     assert!(before == after, "{:?}", differences(&before, &after));
@@ -563,32 +533,24 @@ fn under_the_threshold_nothing_is_compacted_unless_forced() {
     let lines = sixty_lines();
     env.import("U1", &lines[..50]);
     let before = snapshot(&env);
-    let out = compact(&env).args(["--user", "U1"]).output().unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = compact_kevin(&env, ["--user", "U1"]).succeeds();
     assert!(
-        stdout_of(&out).contains("nothing to compact"),
+        out.stdout().contains("nothing to compact"),
         "{}",
-        stdout_of(&out)
+        out.stdout()
     );
     assert_eq!(env.claude_calls(), 0, "50 is not over a threshold of 50");
     let after = snapshot(&env);
     assert!(before == after, "{:?}", differences(&before, &after));
 
-    compact(&env)
-        .args(["--user", "U1", "--force"])
-        .assert()
-        .success();
+    compact_kevin(&env, ["--user", "U1", "--force"]).succeeds();
     assert_eq!(env.claude_calls(), 1);
     assert_eq!(env.read_lines("U1"), lines[40..50].to_vec());
     assert_eq!(env.archives("U1"), by_day(&lines[..40]));
 
     // Forced again, within the window: nothing to do, no call.
-    let out = compact(&env)
-        .args(["--user", "U1", "--force"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(stdout_of(&out).contains("nothing to compact"));
+    let out = compact_kevin(&env, ["--user", "U1", "--force"]).succeeds();
+    assert!(out.stdout().contains("nothing to compact"));
     assert_eq!(env.claude_calls(), 1);
 }
 
@@ -605,9 +567,8 @@ fn json_output_for_one_user_and_for_all() {
     env.import("C", &lines[..10]);
 
     let json_of = |args: &[&str]| -> Value {
-        let out = compact(&env).arg("--json").args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
-        let text = stdout_of(&out);
+        let out = compact_kevin(&env, ["--json"]).args(args).succeeds();
+        let text = out.stdout();
         assert_eq!(text.lines().count(), 1, "one JSON line: {text}");
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
     };
@@ -675,7 +636,7 @@ fn compact_all_over_a_thousand_users_calls_claude_only_for_those_over_the_thresh
     }
 
     let started = Instant::now();
-    let out = compact(&env).arg("--all").output().unwrap();
+    let out = compact_kevin(&env, ["--all"]).output();
     let elapsed = started.elapsed();
     eprintln!("compact --all over 1000 users (10 over the threshold) took {elapsed:?}");
     assert!(out.status.success(), "{}", stderr_of(&out));
@@ -739,7 +700,9 @@ fn appends_during_the_llm_call_are_kept_and_every_message_is_in_one_place_once()
     env.import("U1", &initial);
 
     let started = Instant::now();
-    let compaction = spawn_compact(&env, "U1", &[("FAKE_CLAUDE_SLEEP", "2")]);
+    let compaction = compact_kevin(&env, ["--user", "U1"])
+        .env("FAKE_CLAUDE_SLEEP", "2")
+        .spawn();
     wait_for_call(&env, 1);
     let in_call = started.elapsed();
 
@@ -823,15 +786,15 @@ fn a_second_concurrent_compaction_of_the_same_user_returns_at_once() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     env.import("U1", &sixty_lines());
-    let mut first = spawn_compact(&env, "U1", &[("FAKE_CLAUDE_SLEEP", "2")]);
+    let mut first = compact_kevin(&env, ["--user", "U1"])
+        .env("FAKE_CLAUDE_SLEEP", "2")
+        .spawn();
     wait_for_call(&env, 1);
 
     let started = Instant::now();
-    let out = compact(&env)
-        .args(["--user", "U1"])
+    let out = compact_kevin(&env, ["--user", "U1"])
         .env("FAKE_CLAUDE_SLEEP", "2")
-        .output()
-        .unwrap();
+        .output();
     let took = started.elapsed();
     assert!(
         first.try_wait().unwrap().is_none(),
@@ -998,7 +961,7 @@ fn garbage_journal_is_removed(garbage: &[u8]) {
     let lines = sixty_lines();
     env.import("U1", &lines);
     write_file(&env.journal_path("U1"), garbage);
-    let out = compact(&env).args(["--user", "U1"]).output().unwrap();
+    let out = compact_kevin(&env, ["--user", "U1"]).output();
     assert!(
         out.status.success(),
         "journal {:?}: compact failed ({:?}): {}",
@@ -1034,7 +997,7 @@ fn a_journal_of_binary_garbage_is_removed_with_a_warning_and_compaction_works() 
 fn compaction_asks_for_structured_output_with_the_background_model() {
     let env = TestEnv::new();
     env.import("U1", &sixty_lines());
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
     let argv = env.claude_call(1).argv;
     let at = |flag: &str| argv.iter().position(|a| a == flag);
     let schema: Value =
@@ -1053,7 +1016,7 @@ fn compaction_asks_for_structured_output_with_the_background_model() {
     let env = TestEnv::new();
     env.write_config(r#"{"compacting": {"model": "sonnet"}}"#);
     env.import("U1", &sixty_lines());
-    compact(&env).args(["--user", "U1"]).assert().success();
+    compact_kevin(&env, ["--user", "U1"]).succeeds();
     let argv = env.claude_call(1).argv;
     assert_eq!(
         argv[argv.iter().position(|a| a == "--model").unwrap() + 1],
@@ -1072,30 +1035,24 @@ fn a_reply_that_is_not_json_keeps_the_profile_warns_and_is_counted() {
         b"---\nuser_id: U1\ndisplay_name: Kev\n---\n## Preferences\n- tea\n",
     );
     let before = std::fs::read(env.profile_path("U1")).unwrap();
-    let out = compact(&env)
+    let out = compact_kevin(&env, ["--user", "U1", "--json"])
         .env(
             "FAKE_CLAUDE_REPLY",
             "Sorry, here is a summary: they talked about tea.",
         )
-        .args(["--user", "U1", "--json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let stderr = stderr_of(&out);
-    assert!(stderr.contains("not the JSON asked for"), "{stderr}");
-    assert!(stderr.contains("no profile was changed"), "{stderr}");
-    let report: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        .succeeds()
+        .stderr_has("not the JSON asked for")
+        .stderr_has("no profile was changed");
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
     assert_eq!(report["outcome"]["notJson"], 1, "{report}");
     assert_eq!(std::fs::read(env.profile_path("U1")).unwrap(), before);
 
     // --all counts it too.
     let env = TestEnv::new();
     env.import("U1", &sixty_lines());
-    let out = compact(&env)
+    let out = compact_kevin(&env, ["--all"])
         .env("FAKE_CLAUDE_REPLY", "not json")
-        .args(["--all"])
-        .output()
-        .unwrap();
+        .output();
     assert!(
         stdout_of(&out).contains("1 reply(ies) not the JSON asked for"),
         "{}",
@@ -1106,13 +1063,9 @@ fn a_reply_that_is_not_json_keeps_the_profile_warns_and_is_counted() {
 #[test]
 fn compact_all_with_nothing_to_do_never_prints_a_negative_zero_cost() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
-    let out = compact(&env).arg("--all").output().unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
-    let text = stdout_of(&out);
+    env.run(["append", "--user", "U1", "--", "hi"]).succeeds();
+    let out = compact_kevin(&env, ["--all"]).succeeds();
+    let text = out.stdout();
     assert!(!text.contains("-0.0"), "{text}");
     assert!(text.contains("$0.0000"), "{text}");
 }
@@ -1125,11 +1078,9 @@ fn background_compaction_reaches_a_conversation() {
     let env = TestEnv::new();
     env.write_config(CONFIG);
     for i in 0..50 {
-        env.cmd()
-            .args(["append", "--user", "U1", "--conversation", "G1", "--"])
+        env.run(["append", "--user", "U1", "--conversation", "G1", "--"])
             .arg(format!("group line {i}"))
-            .assert()
-            .success();
+            .succeeds();
     }
     let out = env
         .run(["ask", "--json", "--user", "U1", "--conversation", "G1"])
@@ -1204,16 +1155,13 @@ fn compaction_under_traffic_makes_calls_for_its_backlog_and_returns() {
                 > 140),
             "the writers never wrote"
         );
-        let mut run = env.process();
-        run.args(command)
+        let mut child = env
+            .run(command)
             .arg("--claude-bin")
             .arg(fake_claude())
             .env("FAKE_CLAUDE_REPLY", answer(SUMMARY_1))
             .env("FAKE_CLAUDE_SLEEP", "0.3")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = run.spawn().expect("spawn the compaction");
+            .spawn();
         let started = Instant::now();
         let returned = wait_for(Duration::from_secs(40), Duration::from_millis(50), || {
             child.try_wait().unwrap().is_some()

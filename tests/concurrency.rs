@@ -87,9 +87,7 @@ fn sixteen_processes_appending_200_messages_each_to_one_user() {
     assert!(next.values().all(|&count| count == PER_WRITER), "{next:?}");
 
     // The result reads back cleanly: no warning about a bad line.
-    env.cmd()
-        .args(["context", "--user", "U1", "--window", "5"])
-        .assert()
-        .success()
-        .stderr("");
+    env.run(["context", "--user", "U1", "--window", "5"])
+        .succeeds()
+        .stderr_is("");
 }

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::{TestEnv, fake_claude, stderr_of, temp_files, write_file};
@@ -74,53 +74,38 @@ fn answer(iteration: usize) -> String {
 /// `compact --user U1` with the fake claude answering at once, spawned so
 /// it can be killed. No call log: the fake only answers.
 fn spawn_compact(env: &TestEnv, iteration: usize) -> std::process::Child {
-    env.process()
+    env.run(["-q", "compact", "--user", "U1", "--claude-bin"])
+        .arg(fake_claude())
         .env_remove("FAKE_CLAUDE_LOG")
         .env("FAKE_CLAUDE_REPLY", answer(iteration))
-        .args(["-q", "compact", "--user", "U1", "--claude-bin"])
-        .arg(fake_claude())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn compact")
+        .spawn_silent()
 }
 
 /// `ask` with a new message id (the fake answers at once; the ask may
 /// compact inline afterwards), spawned so it can be killed.
 fn spawn_ask(env: &TestEnv, iteration: usize) -> std::process::Child {
-    env.process()
-        .env_remove("FAKE_CLAUDE_LOG")
-        .env("FAKE_CLAUDE_REPLY", answer(iteration))
-        .args(["-q", "ask", "--user", "U1", "--msg-id"])
+    env.run(["-q", "ask", "--user", "U1", "--msg-id"])
         .arg(format!("ask-{iteration}"))
         .arg("--claude-bin")
         .arg(fake_claude())
         .arg("--")
         .arg(format!("question {iteration}"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn ask")
+        .env_remove("FAKE_CLAUDE_LOG")
+        .env("FAKE_CLAUDE_REPLY", answer(iteration))
+        .spawn_silent()
 }
 
 /// A `maintain` pass that compacts and writes daily summaries (its clock a
 /// day ahead, so every day with messages is past), spawned to be killed.
 fn spawn_maintain(env: &TestEnv, iteration: usize) -> std::process::Child {
     let tomorrow = chrono::Utc::now() + chrono::Duration::days(1);
-    env.process()
-        .env_remove("FAKE_CLAUDE_LOG")
-        .env("FAKE_CLAUDE_REPLY", answer(iteration))
-        .args(["-q", "maintain", "--only", "compact,daily,prune", "--now"])
+    env.run(["-q", "maintain", "--only", "compact,daily,prune", "--now"])
         .arg(tomorrow.to_rfc3339())
         .arg("--claude-bin")
         .arg(fake_claude())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn maintain")
+        .env_remove("FAKE_CLAUDE_LOG")
+        .env("FAKE_CLAUDE_REPLY", answer(iteration))
+        .spawn_silent()
 }
 
 /// Where each message id is: (times in STM, times in the archives).
@@ -245,11 +230,9 @@ fn a_process_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing() {
         text.push('\n');
         write_file(&path, text.as_bytes());
         let out = env
-            .cmd()
-            .args(["append", "--user", "U1", "--jsonl"])
+            .run(["append", "--user", "U1", "--jsonl"])
             .arg(&path)
-            .output()
-            .unwrap();
+            .output();
         assert!(
             out.status.success(),
             "{context}: import failed: {}",
@@ -340,13 +323,11 @@ fn a_process_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing() {
 
         // A normal compaction finishes what the killed one left.
         let out = env
-            .cmd()
-            .args(["compact", "--user", "U1", "--claude-bin"])
+            .run(["compact", "--user", "U1", "--claude-bin"])
             .arg(fake_claude())
             .env("FAKE_CLAUDE_REPLY", answer(iteration))
             .env_remove("FAKE_CLAUDE_LOG")
-            .output()
-            .unwrap();
+            .output();
         assert!(
             out.status.success(),
             "{context}: the next compaction failed: {}",
@@ -428,12 +409,7 @@ fn a_process_killed_at_a_random_instant_loses_nothing_and_duplicates_nothing() {
             .unwrap();
         assert!(status.success());
     }
-    let out = env
-        .cmd()
-        .args(["maintain", "--only", "prune"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "prune: {}", stderr_of(&out));
+    env.run(["maintain", "--only", "prune"]).succeeds();
     let still = temp_files(&env.sessions_dir());
     assert!(
         still.is_empty(),

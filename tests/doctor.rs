@@ -29,10 +29,7 @@ fn status<'a>(report: &'a Value, name: &str) -> &'a str {
 fn a_ready_setup_passes_and_says_so() {
     let env = TestEnv::new();
     // The tool creates the state dir private; then the operator's config.
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "hi"]).succeeds();
     env.write_config(r#"{"ask": {"tools": ["Read"]}}"#);
     let report = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
@@ -53,10 +50,7 @@ fn a_ready_setup_passes_and_says_so() {
 #[test]
 fn the_file_system_and_the_state_dirs_source_are_named() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "hi"]).succeeds();
     let out = doctor(&env)
         .env("ANTHROPIC_API_KEY", "sk-test")
         .arg("--json")
@@ -124,10 +118,7 @@ fn claude_not_found_fails_with_its_code() {
 #[test]
 fn a_bare_tool_in_allowed_tools_is_warned_about() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "hi"]).succeeds();
     env.write_config(
         r#"{"ask": {"tools": ["Read", "Bash"], "allowedTools": ["Read", "Bash(date)"]}}"#,
     );

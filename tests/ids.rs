@@ -6,7 +6,6 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt as _;
 
 use crate::common::{Exit, TestEnv};
-use predicates::prelude::*;
 
 /// Nothing may exist under `stm/`, nor anywhere the id could point to.
 fn assert_nothing_created(env: &TestEnv, id: &[u8]) {
@@ -38,17 +37,12 @@ fn assert_nothing_created(env: &TestEnv, id: &[u8]) {
 fn refused(env: &TestEnv, id: &[u8]) {
     let mut user = OsString::from("--user=");
     user.push(OsString::from_vec(id.to_vec()));
-    env.cmd()
-        .arg("append")
+    env.run(["append"])
         .arg(&user)
         .args(["--", "hi"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("user id").or(predicate::str::contains("UTF-8")));
-    env.run([] as [&str; 0])
-        .arg("context")
-        .arg(&user)
-        .fails(Exit::Usage);
+        .fails(Exit::Usage)
+        .stderr_has_one_of(&["user id", "UTF-8"]);
+    env.run(["context"]).arg(&user).fails(Exit::Usage);
     assert_nothing_created(env, id);
 }
 
@@ -96,12 +90,11 @@ fn nul_byte_cannot_be_passed_as_an_argument() {
     let env = TestEnv::new();
     let mut user = OsString::from("--user=");
     user.push(OsString::from_vec(b"a\0b".to_vec()));
-    let err = std::process::Command::new(crate::common::binary())
-        .arg("--state-dir")
-        .arg(env.state_dir())
-        .arg("append")
+    let err = env
+        .run(["append"])
         .arg(&user)
         .args(["--", "hi"])
+        .into_command()
         .output()
         .expect_err("an argument with a NUL byte cannot be spawned");
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
@@ -120,20 +113,16 @@ fn real_platform_ids_work() {
         "886912345678@c.us",                 // WhatsApp
     ] {
         let user = format!("--user={id}");
-        env.cmd()
-            .args(["append", &user, "--", &format!("hello from {id}")])
-            .assert()
-            .success();
+        env.run(["append", &user, "--", &format!("hello from {id}")])
+            .succeeds();
         assert!(env.stm_dir(id).is_dir(), "stm/{id} exists");
         assert_eq!(
             env.messages(id)[0]["text"],
             format!("hello from {id}").as_str()
         );
-        env.cmd()
-            .args(["context", &user])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains(format!("User: hello from {id}")));
+        env.run(["context", &user])
+            .succeeds()
+            .stdout_has(&format!("User: hello from {id}"));
     }
     // Each id got its own folder, directly under stm/.
     let mut names: Vec<String> = std::fs::read_dir(env.sessions_dir().join("stm"))
@@ -149,9 +138,6 @@ fn a_long_but_plausible_id_works() {
     // Teams conversation ids run to about 90 characters.
     let env = TestEnv::new();
     let id = format!("29:{}", "a1B2-_".repeat(16));
-    env.cmd()
-        .args(["append", "--user", &id, "--", "hi"])
-        .assert()
-        .success();
+    env.run(["append", "--user", &id, "--", "hi"]).succeeds();
     assert_eq!(env.messages(&id).len(), 1);
 }

@@ -4,7 +4,7 @@
 //! user, two overlapping runs and the shape of the report.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::{
@@ -29,22 +29,6 @@ const TASKS: [&str; 8] = [
 /// `maintain` with the fake claude given explicitly.
 fn maintain(env: &TestEnv) -> Run {
     env.run(["maintain", "--claude-bin"]).arg(fake_claude())
-}
-
-/// The same as [`maintain`], as a `std::process::Command` to spawn.
-fn maintain_process(env: &TestEnv, args: &[&str], extra_env: &[(&str, &str)]) -> Command {
-    let mut cmd = env.process();
-    cmd.arg("maintain")
-        .arg("--claude-bin")
-        .arg(fake_claude())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, value) in extra_env {
-        cmd.env(key, value);
-    }
-    cmd
 }
 
 /// Run `maintain --json ARGS`, expect success, return the report.
@@ -1106,9 +1090,7 @@ fn prune_waits_for_a_writer_that_holds_the_user_lock() {
     lock.lock().unwrap();
     std::fs::create_dir_all(env.stm_dir("R0")).unwrap();
 
-    let prune = maintain_process(&env, &["--only", "prune", "--json"], &[])
-        .spawn()
-        .unwrap();
+    let prune = maintain(&env).args(["--only", "prune", "--json"]).spawn();
     std::thread::sleep(Duration::from_millis(500));
     let still_there = env.stm_dir("R0").is_dir();
     if still_there {
@@ -1152,34 +1134,18 @@ fn prune_racing_appends_loses_nothing() {
             let done = &done;
             scope.spawn(move || {
                 for m in 0..MESSAGES {
-                    let out = Command::new(crate::common::binary())
-                        .env_clear()
-                        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                        .env("HOME", env.home())
-                        .current_dir(env.dir.path())
-                        .arg("--state-dir")
-                        .arg(env.state_dir())
-                        .args(["append", "--user", &format!("R{w}"), "--"])
+                    env.run(["append", "--user", &format!("R{w}"), "--"])
                         .arg(format!("writer {w} message {m}"))
-                        .stdin(Stdio::null())
-                        .output()
-                        .unwrap();
-                    assert!(out.status.success(), "append: {}", stderr_of(&out));
+                        .succeeds();
                 }
                 done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             });
         }
         let mut runs = 0;
         while runs < 20 || done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
-            let out = maintain_process(&env, &["--only", "prune", "--json"], &[])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "prune: {} {}",
-                stdout_of(&out),
-                stderr_of(&out)
-            );
+            maintain(&env)
+                .args(["--only", "prune", "--json"])
+                .succeeds();
             runs += 1;
         }
     });
@@ -1212,8 +1178,8 @@ fn a_second_concurrent_run_says_so_and_does_nothing() {
     let args = ["--only", "daily", "--now", "2026-03-22T05:00:00Z"];
     let slow = [("FAKE_CLAUDE_SLEEP", "2")];
     let start = Instant::now();
-    let mut first = maintain_process(&env, &args, &slow).spawn().unwrap();
-    let mut second = maintain_process(&env, &args, &slow).spawn().unwrap();
+    let mut first = maintain(&env).args(args).envs(&slow).spawn();
+    let mut second = maintain(&env).args(args).envs(&slow).spawn();
     // Poll both, noting when each ends.
     let mut ended: [Option<Duration>; 2] = [None, None];
     let finished = wait_for(Duration::from_secs(30), Duration::from_millis(20), || {
@@ -1304,22 +1270,17 @@ fn an_erase_during_a_daily_summary_is_final() {
         "U1",
         &[line("2026-03-20T08:00:00Z", "user", "something private")],
     );
-    let child = maintain_process(
-        &env,
-        &["--only", "daily", "--now", "2026-03-24T12:00:00Z"],
-        &[("FAKE_CLAUDE_SLEEP", "2")],
-    )
-    .spawn()
-    .unwrap();
+    let child = maintain(&env)
+        .args(["--only", "daily", "--now", "2026-03-24T12:00:00Z"])
+        .env("FAKE_CLAUDE_SLEEP", "2")
+        .spawn();
     let deadline = Instant::now() + Duration::from_secs(10);
     while env.claude_calls() == 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(env.claude_calls(), 1, "the summary call started");
-    env.cmd()
-        .args(["session", "clear", "--user", "U1", "--all", "--yes"])
-        .assert()
-        .success();
+    env.run(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .succeeds();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

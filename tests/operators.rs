@@ -5,8 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::common::{Exit, Run, TestEnv, ask, fake_claude, stdout_of, tree};
-use predicates::prelude::*;
+use crate::common::{Exit, Run, TestEnv, fake_claude, stdout_of, tree};
 
 // --- 9: a state dir that does not exist -------------------------------------
 
@@ -24,19 +23,18 @@ fn read_commands_and_maintain_refuse_a_state_dir_that_does_not_exist() {
         &["maintain", "--dry-run"],
         &["compact", "--all"],
     ] {
-        env.cmd().args(args).assert().code(3).stdout("").stderr(
-            predicate::str::contains(env.state_dir().display().to_string())
-                .and(predicate::str::contains("check the --state-dir path")),
-        );
+        env.run(args)
+            .fails(Exit::State)
+            .stdout_is("")
+            .stderr_has(&env.state_dir().display().to_string())
+            .stderr_has("check the --state-dir path");
         assert!(!env.state_dir().exists(), "{args:?} created the state dir");
     }
     // The variable is named as the source when it gave the path.
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["maintain", "-q"])
         .env("CLAUDE_SESSION_STATE_DIR", env.state_dir())
-        .args(["maintain", "-q"])
-        .assert()
-        .code(3)
-        .stderr(predicate::str::contains("check CLAUDE_SESSION_STATE_DIR"));
+        .fails(Exit::State)
+        .stderr_has("check CLAUDE_SESSION_STATE_DIR");
     assert!(!env.state_dir().exists());
 }
 
@@ -45,27 +43,19 @@ fn channel_from_the_wrong_folder_is_refused_with_the_likely_fix() {
     let env = TestEnv::new();
     let broker = env.dir.path().join("broker");
     std::fs::create_dir_all(&broker).unwrap();
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
         .current_dir(&broker)
-        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+        .succeeds();
     // cron runs in $HOME, not in the broker's folder.
-    env.cmd_without_state_dir()
-        .args(["--channel", "slack", "session", "users"])
-        .assert()
-        .code(3)
-        .stderr(
-            predicate::str::contains(".claude/channels/slack")
-                .and(predicate::str::contains("relative to the current folder")),
-        );
+    env.run_without_state_dir(["--channel", "slack", "session", "users"])
+        .fails(Exit::State)
+        .stderr_has(".claude/channels/slack")
+        .stderr_has("relative to the current folder");
     assert!(!env.dir.path().join(".claude").exists());
-    env.cmd_without_state_dir()
+    env.run_without_state_dir(["--channel", "slack", "session", "users"])
         .current_dir(&broker)
-        .args(["--channel", "slack", "session", "users"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("U1"));
+        .succeeds()
+        .stdout_has("U1");
 }
 
 #[test]
@@ -75,24 +65,24 @@ fn ask_and_append_refuse_an_explicit_state_dir_that_init_did_not_make() {
         // A folder that is there but empty: a mount point whose file
         // system is gone.
         std::fs::create_dir_all(env.state_dir()).unwrap();
-        let run = |cmd: assert_cmd::Command| {
-            let mut run = Run::new(cmd).args([first, "--user", "U1"]);
+        let run = |run: Run| {
+            let mut run = run.args([first, "--user", "U1"]);
             if first == "ask" {
                 run = run.arg("--claude-bin").arg(fake_claude());
             }
             run.args(["--msg-id", "m1", "--", "hello"])
         };
-        run(env.cmd())
+        run(env.run([] as [&str; 0]))
             .fails(Exit::State)
             .stdout_is("")
             .stderr_has(&env.state_dir().display().to_string())
             .stderr_has("is its file system mounted?")
             .stderr_has("claude-session init");
-        let mut from_env = env.cmd_without_state_dir();
-        from_env.env("CLAUDE_SESSION_STATE_DIR", env.state_dir());
-        run(from_env)
-            .fails(Exit::State)
-            .stderr_has("check CLAUDE_SESSION_STATE_DIR");
+        run(env
+            .run_without_state_dir([] as [&str; 0])
+            .env("CLAUDE_SESSION_STATE_DIR", env.state_dir()))
+        .fails(Exit::State)
+        .stderr_has("check CLAUDE_SESSION_STATE_DIR");
         for args in [
             &["session", "profile", "--user", "U1", "--set", "-"][..],
             &["session", "topic", "set", "tea", "-"],
@@ -109,7 +99,7 @@ fn ask_and_append_refuse_an_explicit_state_dir_that_init_did_not_make() {
         env.run(["init", &env.state_dir().display().to_string()])
             .succeeds()
             .stdout_has("made a state dir");
-        run(env.cmd()).succeeds();
+        run(env.run([] as [&str; 0])).succeeds();
         assert_eq!(env.messages("U1")[0]["text"], "hello", "{first}");
         env.run(["session", "users"]).succeeds();
         env.run(["maintain", "-q"]).succeeds().stdout_is("");
@@ -126,16 +116,14 @@ fn ask_and_append_refuse_an_explicit_state_dir_that_init_did_not_make() {
 #[test]
 fn the_default_state_dir_and_channel_are_created_on_first_use() {
     let env = TestEnv::uninitialised();
-    Run::new(env.cmd_without_state_dir())
-        .args(["append", "--user", "U1", "--", "hi"])
+    env.run_without_state_dir(["append", "--user", "U1", "--", "hi"])
         .succeeds();
     assert!(
         env.home()
             .join(".local/state/claude-session/sessions/stm/U1")
             .is_dir()
     );
-    Run::new(env.cmd_without_state_dir())
-        .args(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
+    env.run_without_state_dir(["--channel", "slack", "append", "--user", "U1", "--", "hi"])
         .succeeds();
     assert!(
         env.dir
@@ -180,10 +168,11 @@ fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
         &["context", "--user", "ghost"],
         &["compact", "--user", "ghost"],
     ] {
-        env.cmd().args(args).assert().code(9).stdout("").stderr(
-            predicate::str::contains("\"ghost\"")
-                .and(predicate::str::contains("nothing is stored")),
-        );
+        env.run(args)
+            .fails(Exit::UnknownUser)
+            .stdout_is("")
+            .stderr_has("\"ghost\"")
+            .stderr_has("nothing is stored");
     }
     assert!(!out.exists(), "an empty export was written");
     let locks = env.sessions_dir().join(".locks");
@@ -194,10 +183,7 @@ fn an_unknown_user_is_exit_9_on_every_read_command_and_makes_no_lock() {
     assert!(names.is_empty(), "lock files for an unknown id: {names:?}");
     assert!(!env.stm_dir("ghost").exists());
     // The known user still works, and a bad id is still a usage error.
-    env.cmd()
-        .args(["session", "status", "--user", "U1"])
-        .assert()
-        .success();
+    env.run(["session", "status", "--user", "U1"]).succeeds();
     env.run(["session", "status", "--user", "../x"])
         .fails(Exit::Usage);
 }
@@ -222,36 +208,28 @@ fn quiet_maintain_prints_nothing_on_success_and_errors_on_stderr() {
         .set_modified(old)
         .unwrap();
     // Success: nothing at all, however much was done.
-    env.cmd()
-        .args(["maintain", "-q", "--claude-bin"])
+    env.run(["maintain", "-q", "--claude-bin"])
         .arg(fake_claude())
         .env(
             "FAKE_CLAUDE_REPLY",
             r#"{"summary":"They talked.","facts":{}}"#,
         )
-        .assert()
-        .success()
-        .stdout("")
-        .stderr("");
+        .succeeds()
+        .stdout_is("")
+        .stderr_is("");
     assert!(
         env.stm_dir("U1").join("summary.md").exists(),
         "it did the work"
     );
     assert!(!log.exists(), "the log was rotated");
     // archive/logs/ is no user folder: listing users says nothing of it.
-    env.cmd()
-        .args(["session", "users"])
-        .assert()
-        .success()
-        .stderr("");
+    env.run(["session", "users"]).succeeds().stderr_is("");
     // A second, idle run: still nothing.
-    env.cmd()
-        .args(["maintain", "-q", "--claude-bin"])
+    env.run(["maintain", "-q", "--claude-bin"])
         .arg(fake_claude())
-        .assert()
-        .success()
-        .stdout("")
-        .stderr("");
+        .succeeds()
+        .stdout_is("")
+        .stderr_is("");
 
     // An error: on stderr, with the error's own exit code (5: no claude).
     for i in 5..10 {
@@ -277,12 +255,10 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
     env.write_config(r#"{"stm":{"contextWindow":2},"compacting":{"threshold":3}}"#);
     for user in ["U1", "U2"] {
         for day in [20, 21] {
-            env.cmd()
-                .args(["append", "--user", user, "--ts"])
+            env.run(["append", "--user", user, "--ts"])
                 .arg(format!("2026-03-{day}T10:00:00Z"))
                 .args(["--", "hello"])
-                .assert()
-                .success();
+                .succeeds();
         }
     }
     env.append(&["--user", "U1"], "a");
@@ -297,8 +273,7 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
     assert_eq!(report["llmCallsEstimated"], 5, "{report}");
     assert_eq!(report["llmCalls"], 0);
     let text = env
-        .cmd()
-        .args([
+        .run([
             "maintain",
             "--dry-run",
             "--only",
@@ -306,8 +281,7 @@ fn a_dry_run_estimates_the_llm_calls_it_lists() {
             "--now",
             now,
         ])
-        .output()
-        .unwrap();
+        .output();
     assert!(
         stdout_of(&text).contains("about 5 for the work listed"),
         "{}",
@@ -409,32 +383,26 @@ fn ask_json_flags_a_replay_a_conflict_and_a_budget_stop() {
 #[test]
 fn append_reply_to_logs_replies_as_ask_does_and_redelivery_works() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "U1", "--msg-id", "1711.1", "--", "hi"])
-        .assert()
-        .success();
-    env.cmd()
-        .args([
-            "append",
-            "--user",
-            "U1",
-            "--role",
-            "assistant",
-            "--reply-to",
-            "1711.1",
-        ])
-        .args(["--", "Hello!"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--msg-id", "1711.1", "--", "hi"])
+        .succeeds();
+    env.run([
+        "append",
+        "--user",
+        "U1",
+        "--role",
+        "assistant",
+        "--reply-to",
+        "1711.1",
+    ])
+    .args(["--", "Hello!"])
+    .succeeds();
     let log = env.messages("U1");
     assert_eq!(log[1]["replyTo"], "1711.1", "{log:?}");
     // The same answer again (a broker retrying): logged once.
-    env.cmd()
-        .args(["--json", "append", "--user", "U1", "--role", "assistant"])
+    env.run(["--json", "append", "--user", "U1", "--role", "assistant"])
         .args(["--reply-to", "1711.1", "--", "Hello!"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("\"duplicate\":true"));
+        .succeeds()
+        .stdout_has("\"duplicate\":true");
     assert_eq!(env.messages("U1").len(), 2);
     // A redelivery through ask is answered from the log.
     let replay = env
@@ -455,27 +423,23 @@ fn append_reply_to_logs_replies_as_ask_does_and_redelivery_works() {
 #[test]
 fn a_negative_id_is_accepted_wherever_an_id_goes() {
     let env = TestEnv::new();
-    env.cmd()
-        .args([
-            "append", "--user", "-42", "--msg-id", "-7", "--thread", "-1", "--group", "-100",
-        ])
-        .args(["--", "hi"])
-        .assert()
-        .success();
-    env.cmd()
-        .args([
-            "append",
-            "--user",
-            "-42",
-            "--role",
-            "assistant",
-            "--reply-to",
-            "-7",
-            "--",
-            "yo",
-        ])
-        .assert()
-        .success();
+    env.run([
+        "append", "--user", "-42", "--msg-id", "-7", "--thread", "-1", "--group", "-100",
+    ])
+    .args(["--", "hi"])
+    .succeeds();
+    env.run([
+        "append",
+        "--user",
+        "-42",
+        "--role",
+        "assistant",
+        "--reply-to",
+        "-7",
+        "--",
+        "yo",
+    ])
+    .succeeds();
     let log = env.messages("-42");
     assert_eq!(log[0]["msgId"], "-7");
     assert_eq!(log[0]["threadId"], "-1");
@@ -487,7 +451,7 @@ fn a_negative_id_is_accepted_wherever_an_id_goes() {
         &["context", "-u", "-42"],
         &["compact", "--user", "-42", "--dry-run"],
     ] {
-        env.cmd().args(args).assert().success();
+        env.run(args).succeeds();
     }
     // A real flag after --user is still a flag (no value given).
     env.run(["session", "show", "--user", "--archive"])
@@ -500,11 +464,9 @@ fn a_negative_id_is_accepted_wherever_an_id_goes() {
 fn chat_clear_from_a_stranger_makes_no_lock_file() {
     let env = TestEnv::new();
     env.append(&["--user", "U1"], "hi");
-    ask(&env)
-        .args(["--user", "U2", "--", "/session clear"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("no conversation of ours"));
+    env.ask(["--user", "U2", "--", "/session clear"])
+        .succeeds()
+        .stdout_has("no conversation of ours");
     let strangers: Vec<_> = tree(&env.sessions_dir())
         .into_keys()
         .filter(|p| p.contains("U2"))
@@ -658,7 +620,7 @@ fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
     let entry: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(entry["task"], "background compaction");
     assert_eq!(entry["who"], "U1");
-    assert_eq!(entry["exit"], 6);
+    assert_eq!(entry["exit"], Exit::ClaudeFailed.code());
     assert!(entry["error"].as_str().unwrap().contains("401"), "{entry}");
 
     env.run(["session", "status"])
@@ -667,8 +629,8 @@ fn a_failed_background_compaction_reaches_the_failure_log_status_and_doctor() {
         .stdout_has("401");
     let status = env.run(["--json", "session", "status"]).succeeds().json();
     assert_eq!(status["recentFailures"][0]["task"], "background compaction");
-    let doctor = Run::new(env.cmd())
-        .args(["--json", "doctor", "--claude-bin"])
+    let doctor = env
+        .run(["--json", "doctor", "--claude-bin"])
         .arg(fake_claude())
         .env("ANTHROPIC_API_KEY", "sk-test")
         .output();

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::real_claude::{MockApi, RealCli, real_cli_test, tool_results, tool_use};
-use crate::common::{TestEnv, stderr_of, stdout_of, write_file};
+use crate::common::{Exit, Run, TestEnv, exit_of, stderr_of, write_file};
 use serde_json::{Value, json};
 
 const DOTENV_SECRET: &str = "xoxb-attachment-secret-8080";
@@ -69,14 +69,14 @@ impl Host {
     /// `ask` from the broker's folder, authenticated by a subscription
     /// token: with a key claude runs in bare mode, which expands no
     /// mention by itself, and the neutraliser would go untested.
-    fn ask(&self, args: &[&str]) -> assert_cmd::Command {
-        let mut cmd = self.env.real(self.cli, &self.mock);
-        cmd.current_dir(self.env.dir.path().join("srv/bot"))
+    fn ask(&self, args: &[&str]) -> Run {
+        self.env
+            .real(self.cli, &self.mock)
+            .current_dir(self.env.dir.path().join("srv/bot"))
             .env_remove("ANTHROPIC_API_KEY")
             .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token")
             .arg("ask")
-            .args(args);
-        cmd
+            .args(args)
     }
 
     fn assert_no_secret(&self) {
@@ -128,14 +128,12 @@ fn images_reach_the_model_as_image_blocks_streamed_or_not(cli: RealCli) {
         }
         args.extend(attach.iter().map(|s| &**s));
         args.extend(["--", "what is in these?"]);
-        let mut cmd = host.ask(&args);
+        let mut run = host.ask(&args);
         if stream {
             // And with a key: claude in bare mode.
-            cmd.env("ANTHROPIC_API_KEY", "sk-ant-test-dummy");
+            run = run.env("ANTHROPIC_API_KEY", "sk-ant-test-dummy");
         }
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{cli}: {}", stderr_of(&out));
-        assert_eq!(stdout_of(&out), format!("{reply}\n"), "{cli}");
+        assert_eq!(run.succeeds().stdout(), format!("{reply}\n"), "{cli}");
     }
     let requests = host.mock.messages_requests();
     assert_eq!(requests.len(), 2, "{cli}: one request per ask");
@@ -235,9 +233,8 @@ fn a_photo_over_the_apis_size_is_scaled_down_by_claude_and_sent(cli: RealCli) {
         "--",
         "what is it?",
     ])
-    .assert()
-    .success()
-    .stdout("noise\n");
+    .succeeds()
+    .stdout_is("noise\n");
     let request = &host.mock.messages_requests()[0];
     let images: Vec<Value> = user_blocks(request)
         .into_iter()
@@ -276,10 +273,7 @@ fn a_text_attachment_is_inline_and_its_mentions_read_nothing(cli: RealCli) {
             args.extend(["--attach", &photo]);
         }
         args.extend(["--", "my notes"]);
-        host.ask(&args)
-            .assert()
-            .success()
-            .stdout("read your notes\n");
+        host.ask(&args).succeeds().stdout_is("read your notes\n");
         host.assert_no_secret();
         let request = &host.mock.messages_requests()[n];
         let blocks = user_blocks(request);
@@ -336,9 +330,8 @@ fn a_document_is_read_from_claudes_folder_and_nothing_outside_it(cli: RealCli) {
             "--",
             "what is this?",
         ])
-        .assert()
-        .success()
-        .stdout("it is an invoice\n");
+        .succeeds()
+        .stdout_is("it is an invoice\n");
     };
     let pdf = base64_of(&invoice);
     // Claude's own rule alone (unconfined); a bare "Read" rule left in
@@ -387,9 +380,7 @@ fn a_document_is_read_from_claudes_folder_and_nothing_outside_it(cli: RealCli) {
     // The next message, with no file: no tool at all.
     host.env.write_config("{}");
     host.mock.push(json!({"text": "hi"}));
-    host.ask(&["--user", "U1", "--", "thanks"])
-        .assert()
-        .success();
+    host.ask(&["--user", "U1", "--", "thanks"]).succeeds();
     let last = host.mock.messages_requests().pop().unwrap();
     assert!(
         tools_offered(&last).is_empty(),
@@ -416,8 +407,13 @@ fn attachments_over_a_cap_are_refused_before_anything_is_sent(cli: RealCli) {
         let mut all = vec!["--user", "U1", "--msg-id", "m1"];
         all.extend(args);
         all.extend(["--", "look"]);
-        let out = host.ask(&all).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{cli}: {}", stderr_of(&out));
+        let out = host.ask(&all).output();
+        assert_eq!(
+            exit_of(&out),
+            Some(Exit::Usage),
+            "{cli}: {}",
+            stderr_of(&out)
+        );
         let err = stderr_of(&out);
         assert!(
             err.contains(says) && err.contains("nothing was logged"),
@@ -434,8 +430,7 @@ fn attachments_over_a_cap_are_refused_before_anything_is_sent(cli: RealCli) {
     host.ask(&[
         "--user", "U1", "--msg-id", "m1", "--attach", &small, "--", "look",
     ])
-    .assert()
-    .success()
-    .stdout("a pixel\n");
+    .succeeds()
+    .stdout_is("a pixel\n");
     assert_eq!(host.env.messages("U1").len(), 2);
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::common::real_claude::{
     MockApi, RealCli, real_cli_test, system_text, tool_results, tool_use,
 };
-use crate::common::{TestEnv, processes_with, stderr_of, write_file};
+use crate::common::{Exit, Run, TestEnv, exit_of, processes_with, stderr_of, write_file};
 use serde_json::{Value, json};
 
 const SECRET_ENV: &str = "SLACK_BOT_TOKEN=xoxb-secret-in-dotenv-4242";
@@ -70,23 +70,21 @@ impl Broker {
         // Bob's memory, written by his own earlier chat.
         broker
             .env
-            .cmd()
-            .args(["append", "--user", "bob", "--", BOB_SECRET])
-            .assert()
-            .success();
+            .run(["append", "--user", "bob", "--", BOB_SECRET])
+            .succeeds();
         broker
     }
 
     /// `ask` from the broker's folder, as a broker runs it.
-    fn ask(&self, user: &str, config: &[&str], text: &str) -> assert_cmd::Command {
-        let mut cmd = self.env.real(self.cli, &self.mock);
-        cmd.current_dir(self.env.dir.path())
+    fn ask(&self, user: &str, config: &[&str], text: &str) -> Run {
+        self.env
+            .real(self.cli, &self.mock)
+            .current_dir(self.env.dir.path())
             .env("SLACK_BOT_TOKEN", BROKER_TOKEN)
             .args(config)
             .args(["ask", "--user", user, "--msg-id"])
             .arg(format!("m-{}", rand_id()))
-            .args(["--", text]);
-        cmd
+            .args(["--", text])
     }
 
     fn bob_log(&self) -> PathBuf {
@@ -155,9 +153,8 @@ fn a_three_message_conversation_carries_earlier_turns_once_and_nothing_else(cli:
         broker.mock.push(json!({"text": format!("answer {i}")}));
         broker
             .ask("alice", &[], text)
-            .assert()
-            .success()
-            .stdout(format!("answer {i}\n"));
+            .succeeds()
+            .stdout_is(&format!("answer {i}\n"));
     }
     let requests = broker.mock.messages_requests();
     assert_eq!(requests.len() - before, 3, "one request per ask");
@@ -188,10 +185,7 @@ fn exfiltration_attempts_get_nothing_with_no_tools(cli: RealCli) {
     for attempt in exfiltration_attempts(&broker) {
         broker.mock.push(attempt);
         broker.mock.push(json!({"text": "done"}));
-        broker
-            .ask("mallory", &[], "show me the secrets")
-            .assert()
-            .success();
+        broker.ask("mallory", &[], "show me the secrets").succeeds();
     }
     broker.assert_nothing_leaked();
     let results = tool_results(&broker.mock.messages_requests());
@@ -211,10 +205,7 @@ fn exfiltration_attempts_get_nothing_with_read_enabled(cli: RealCli) {
     for attempt in exfiltration_attempts(&broker) {
         broker.mock.push(attempt);
         broker.mock.push(json!({"text": "done"}));
-        broker
-            .ask("mallory", &[], "show me the secrets")
-            .assert()
-            .success();
+        broker.ask("mallory", &[], "show me the secrets").succeeds();
     }
     broker.assert_nothing_leaked();
     let requests = broker.mock.messages_requests();
@@ -238,8 +229,10 @@ fn exfiltration_attempts_get_nothing_with_read_enabled(cli: RealCli) {
         .write_config(r#"{"ask": {"tools": ["Read", "Bash"]}, "limits": {"inlineTextChars": 0}}"#);
     let attachment = broker.env.dir.path().join("note.txt");
     write_file(&attachment, b"ATTACHED-CONTENT-55\n");
-    let mut cmd = broker.env.real(broker.cli, &broker.mock);
-    cmd.current_dir(broker.env.dir.path())
+    let run = broker
+        .env
+        .real(broker.cli, &broker.mock)
+        .current_dir(broker.env.dir.path())
         .args(["ask", "--user", "alice", "--attach"])
         .arg(&attachment)
         .args(["--", "read my note"]);
@@ -248,7 +241,7 @@ fn exfiltration_attempts_get_nothing_with_read_enabled(cli: RealCli) {
         .mock
         .push(tool_use("Read", json!({"file_path": "1-note.txt"})));
     broker.mock.push(json!({"text": "read it"}));
-    cmd.assert().success();
+    run.succeeds();
     let results = tool_results(&broker.mock.messages_requests());
     assert!(
         results.iter().any(|r| r.contains("ATTACHED-CONTENT-55")),
@@ -265,15 +258,13 @@ fn compaction_and_a_daily_summary_make_one_request_each_and_write_their_files(cl
     );
     let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).format("%Y-%m-%d");
     for i in 0..7 {
-        env.cmd()
-            .args(["append", "--user", "U1", "--role"])
+        env.run(["append", "--user", "U1", "--role"])
             .arg(if i % 2 == 0 { "user" } else { "assistant" })
             .arg("--ts")
             .arg(format!("{yesterday}T10:0{i}:00Z"))
             .arg("--")
             .arg(format!("message {i}: I am Alice and I like green tea"))
-            .assert()
-            .success();
+            .succeeds();
     }
     mock.push(
         json!({"match": "maintain the memory", "tool_use": {"name": "StructuredOutput",
@@ -283,8 +274,7 @@ fn compaction_and_a_daily_summary_make_one_request_each_and_write_their_files(cl
     );
     env.real(cli, &mock)
         .args(["compact", "--user", "U1"])
-        .assert()
-        .success();
+        .succeeds();
     let requests = mock.messages_requests();
     assert_eq!(requests.len(), 1, "one request per compaction");
     assert!(
@@ -302,8 +292,7 @@ fn compaction_and_a_daily_summary_make_one_request_each_and_write_their_files(cl
     let now = chrono::Utc::now().format("%Y-%m-%dT23:00:00Z").to_string();
     env.real(cli, &mock)
         .args(["maintain", "--only", "daily", "--now", &now])
-        .assert()
-        .success();
+        .succeeds();
     assert_eq!(mock.messages_requests().len(), 2, "one request per summary");
     let daily = env
         .sessions_dir()
@@ -319,9 +308,14 @@ fn a_529_exits_soon_with_the_transient_code_and_one_line(cli: RealCli) {
         .mock
         .set_default(json!({"status": 529, "error": "Overloaded", "retry_after": 1}));
     let started = Instant::now();
-    let out = broker.ask("alice", &[], "hello?").output().unwrap();
+    let out = broker.ask("alice", &[], "hello?").output();
     let elapsed = started.elapsed();
-    assert_eq!(out.status.code(), Some(75), "{}", stderr_of(&out));
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeUnavailable),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
     let stderr = stderr_of(&out);
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
@@ -340,8 +334,13 @@ fn a_401_is_a_permanent_failure(cli: RealCli) {
     broker
         .mock
         .set_default(json!({"status": 401, "error": "invalid x-api-key"}));
-    let out = broker.ask("alice", &[], "hello?").output().unwrap();
-    assert_eq!(out.status.code(), Some(6), "{}", stderr_of(&out));
+    let out = broker.ask("alice", &[], "hello?").output();
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeFailed),
+        "{}",
+        stderr_of(&out)
+    );
     let stderr = stderr_of(&out);
     assert!(stderr.contains("API key"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
@@ -359,17 +358,27 @@ real_cli_test!(a_429_and_a_500_are_transient_after_the_retries_and_a_400_is_perm
 fn a_429_and_a_500_are_transient_after_the_retries_and_a_400_is_permanent(cli: RealCli) {
     let bad_request_tries = if cli == RealCli::NEWEST { 3 } else { 1 };
     for (status, error, exit, requests) in [
-        (429, "rate_limit_error: slow down", 75, 3),
-        (500, "Internal server error", 75, 3),
-        (400, "messages: bad request", 6, bad_request_tries),
+        (
+            429,
+            "rate_limit_error: slow down",
+            Exit::ClaudeUnavailable,
+            3,
+        ),
+        (500, "Internal server error", Exit::ClaudeUnavailable, 3),
+        (
+            400,
+            "messages: bad request",
+            Exit::ClaudeFailed,
+            bad_request_tries,
+        ),
     ] {
         let broker = Broker::new(cli);
         broker
             .mock
             .set_default(json!({"status": status, "error": error, "retry_after": 0}));
-        let out = broker.ask("alice", &[], "hello?").output().unwrap();
+        let out = broker.ask("alice", &[], "hello?").output();
         let stderr = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(exit), "{status}: {stderr}");
+        assert_eq!(exit_of(&out), Some(exit), "{status}: {stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{status}: {stderr}");
         assert_eq!(
             broker.mock.messages_requests().len(),
@@ -399,14 +408,12 @@ fn the_oauth_token_alone_authenticates(cli: RealCli) {
     let env = TestEnv::new();
     let mock = MockApi::start();
     mock.push(json!({"text": "hi via oauth"}));
-    env.cmd()
+    env.run(["ask", "--user", "U1", "--", "hello"])
         .env("CLAUDE_BIN", cli.bin())
         .env("ANTHROPIC_BASE_URL", mock.base_url())
         .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token")
-        .args(["ask", "--user", "U1", "--", "hello"])
-        .assert()
-        .success()
-        .stdout("hi via oauth\n");
+        .succeeds()
+        .stdout_is("hi via oauth\n");
     let log = mock.log();
     let auth = log
         .iter()
@@ -461,11 +468,15 @@ fn timeout_stops_the_real_claude_and_what_it_started(cli: RealCli) {
         // claude's start and its first turn must fit in the timeout on a
         // loaded machine (two releases' tests run side by side).
         .args(["ask", "--user", "alice", "--timeout", "20", "--", "run it"])
-        .output()
-        .unwrap();
+        .output();
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     let seen = watcher.join().unwrap();
-    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeTimeout),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(
         started.elapsed() < Duration::from_secs(40),
         "{:?}",
@@ -485,18 +496,14 @@ real_cli_test!(doctor_live_makes_one_real_call_and_knows_the_version);
 fn doctor_live_makes_one_real_call_and_knows_the_version(cli: RealCli) {
     let env = TestEnv::new();
     // The tool creates the state dir private; then the operator's config.
-    env.cmd()
-        .args(["append", "--user", "U1", "--", "hi"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "U1", "--", "hi"]).succeeds();
     env.write_config("{}");
     let mock = MockApi::start();
     mock.push(json!({"text": "ok"}));
     let out = env
         .real(cli, &mock)
         .args(["doctor", "--live", "--json"])
-        .output()
-        .unwrap();
+        .output();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(out.status.success(), "{report}");
     let checks = report["checks"].as_array().unwrap();
@@ -516,9 +523,8 @@ fn slow_streams_and_dropped_connections(cli: RealCli) {
     let started = Instant::now();
     env.real(cli, &mock)
         .args(["ask", "--user", "U1", "--", "hi"])
-        .assert()
-        .success()
-        .stdout(format!("{text}\n"));
+        .succeeds()
+        .stdout_is(&format!("{text}\n"));
     // 5 text chunks and 6 other events, 0.1 s apart.
     assert!(
         started.elapsed() >= Duration::from_millis(1000),
@@ -530,18 +536,21 @@ fn slow_streams_and_dropped_connections(cli: RealCli) {
     mock.push(json!({"text": "second try"}));
     env.real(cli, &mock)
         .args(["ask", "--user", "U1", "--", "again"])
-        .assert()
-        .success()
-        .stdout("second try\n");
+        .succeeds()
+        .stdout_is("second try\n");
     assert_eq!(mock.count(), 3);
 
     mock.set_default(json!({"drop_after": 0}));
     let out = env
         .real(cli, &mock)
         .args(["ask", "--user", "U1", "--", "and again"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(75), "{}", stderr_of(&out));
+        .output();
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeUnavailable),
+        "{}",
+        stderr_of(&out)
+    );
     assert_eq!(
         mock.count(),
         3 + 3,

@@ -7,7 +7,7 @@
 //! person's fact best.
 
 use crate::common::real_claude::{MockApi, RealCli, real_cli_test, tool_results, tool_use};
-use crate::common::{TestEnv, import_and_compact, stderr_of};
+use crate::common::{TestEnv, import_and_compact};
 use serde_json::json;
 
 /// alice's fact: some of the question's words.
@@ -77,14 +77,11 @@ fn ask(cli: RealCli, env: &TestEnv, args: &[&str], text: &str, query: &str) -> (
         json!({"query": query}),
     ));
     mock.push(json!({"text": "noted"}));
-    let out = env
-        .real(cli, &mock)
+    env.real(cli, &mock)
         .arg("ask")
         .args(args)
         .args(["--", text])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+        .succeeds();
     let results = tool_results(&mock.messages_requests());
     assert_eq!(results.len(), 1, "one tool call answered: {results:?}");
     (mock.all_bodies(), results[0].clone())

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use crate::common::real_claude::{MockApi, RealCli, real_cli_test, tool_results, tool_use};
-use crate::common::{TestEnv, stderr_of, write_file};
+use crate::common::{Run, TestEnv, write_file};
 use serde_json::{Value, json};
 
 /// What must never reach the API: each file's content, or a listing.
@@ -41,10 +41,8 @@ impl Host {
             format!("SLACK_BOT_TOKEN={DOTENV_SECRET}\n").as_bytes(),
         );
         write_file(&root.join(format!("srv/bot/listing/{LISTED}.txt")), b"x\n");
-        env.cmd()
-            .args(["append", "--user", "bob", "--", BOB_SECRET])
-            .assert()
-            .success();
+        env.run(["append", "--user", "bob", "--", BOB_SECRET])
+            .succeeds();
         write_file(
             &env.profile_path("bob"),
             format!("---\nuser_id: bob\n---\n{BOB_PROFILE}\n").as_bytes(),
@@ -87,12 +85,12 @@ impl Host {
     /// `ask` and friends from the broker's folder, authenticated by a
     /// subscription token: with a key, claude runs in bare mode, which
     /// expands no mention by itself, and the first wall would go untested.
-    fn real(&self) -> assert_cmd::Command {
-        let mut cmd = self.env.real(self.cli, &self.mock);
-        cmd.current_dir(self.env.dir.path().join("srv/bot"))
+    fn real(&self) -> Run {
+        self.env
+            .real(self.cli, &self.mock)
+            .current_dir(self.env.dir.path().join("srv/bot"))
             .env_remove("ANTHROPIC_API_KEY")
-            .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token");
-        cmd
+            .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-test-token")
     }
 
     /// No file content and no listing in any request body so far.
@@ -159,9 +157,8 @@ fn mentions_in_a_message_reach_the_model_as_words(cli: RealCli) {
     host.real()
         .args(["ask", "--user", "mallory", "--"])
         .arg(&text)
-        .assert()
-        .success()
-        .stdout("I only see your words.\n");
+        .succeeds()
+        .stdout_is("I only see your words.\n");
     host.assert_nothing_read();
     assert!(received(&host.mock, &text), "the model got the words");
     // What is stored is what mallory wrote, byte for byte.
@@ -173,13 +170,10 @@ fn mentions_in_a_streamed_ask_reach_the_model_as_words(cli: RealCli) {
     let host = Host::new(cli);
     let text = host.hostile_text();
     host.mock.push(json!({"text": "streamed words"}));
-    let out = host
-        .real()
+    host.real()
         .args(["ask", "--stream", "--user", "mallory", "--"])
         .arg(&text)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr_of(&out));
+        .succeeds();
     host.assert_nothing_read();
     assert!(received(&host.mock, &text));
 }
@@ -190,17 +184,14 @@ fn mentions_in_a_group_and_in_its_memory_reach_the_model_as_words(cli: RealCli) 
     let text = host.hostile_text();
     // An earlier message holds the mentions too: they come back as context.
     host.env
-        .cmd()
-        .args(["append", "--user", "mallory", "--conversation", "G1", "--"])
+        .run(["append", "--user", "mallory", "--conversation", "G1", "--"])
         .arg(&text)
-        .assert()
-        .success();
+        .succeeds();
     host.mock.push(json!({"text": "group reply"}));
     host.real()
         .args(["ask", "--user", "mallory", "--conversation", "G1", "--"])
         .arg(&text)
-        .assert()
-        .success();
+        .succeeds();
     host.assert_nothing_read();
     assert!(received(&host.mock, &text));
 }
@@ -213,11 +204,9 @@ fn mentions_in_memory_being_compacted_are_not_read(cli: RealCli) {
     let text = format!("please remember {}", host.hostile_text());
     for message in [text.as_str(), "ok", "and this", "fine"] {
         host.env
-            .cmd()
-            .args(["append", "--user", "mal", "--"])
+            .run(["append", "--user", "mal", "--"])
             .arg(message)
-            .assert()
-            .success();
+            .succeeds();
     }
     host.mock
         .push(json!({"match": "maintain the memory", "tool_use": {
@@ -226,8 +215,7 @@ fn mentions_in_memory_being_compacted_are_not_read(cli: RealCli) {
             "timezone": null, "preferences": [], "topics": [], "tags": []}}}}));
     host.real()
         .args(["compact", "--user", "mal", "--force"])
-        .assert()
-        .success();
+        .succeeds();
     assert_eq!(host.mock.count(), 1, "one compaction request");
     host.assert_nothing_read();
     let request = &host.mock.messages_requests()[0];
@@ -243,8 +231,7 @@ fn mentions_in_daily_and_weekly_summary_inputs_are_not_read(cli: RealCli) {
     let text = host.hostile_text();
     // Monday of ISO week 2026-W12; the weekly is due the Sunday after.
     host.env
-        .cmd()
-        .args([
+        .run([
             "append",
             "--user",
             "mal",
@@ -253,8 +240,7 @@ fn mentions_in_daily_and_weekly_summary_inputs_are_not_read(cli: RealCli) {
             "--",
         ])
         .arg(&text)
-        .assert()
-        .success();
+        .succeeds();
     // A summariser that echoed the mentions: the weekly input holds them.
     host.mock
         .push(json!({"match": "Summarise this day", "text": format!("mal wrote: {text}")}));
@@ -268,8 +254,7 @@ fn mentions_in_daily_and_weekly_summary_inputs_are_not_read(cli: RealCli) {
             "--now",
             "2026-03-30T12:00:00Z",
         ])
-        .assert()
-        .success();
+        .succeeds();
     assert_eq!(host.mock.count(), 2, "a daily and a weekly request");
     host.assert_nothing_read();
     let requests = host.mock.messages_requests();
@@ -288,11 +273,9 @@ fn mentions_in_a_recall_tool_result_are_not_read(cli: RealCli) {
         .write_config(r#"{"ask": {"confinement": "off", "recall": true}}"#);
     let text = format!("zanzibar {}", host.hostile_text());
     host.env
-        .cmd()
-        .args(["append", "--user", "mallory", "--"])
+        .run(["append", "--user", "mallory", "--"])
         .arg(&text)
-        .assert()
-        .success();
+        .succeeds();
     host.mock.push(tool_use(
         "mcp__memory__search_memory",
         json!({"query": "zanzibar"}),
@@ -306,9 +289,8 @@ fn mentions_in_a_recall_tool_result_are_not_read(cli: RealCli) {
             "--",
             "what did I say about zanzibar?",
         ])
-        .assert()
-        .success()
-        .stdout("found it\n");
+        .succeeds()
+        .stdout_is("found it\n");
     let results = tool_results(&host.mock.messages_requests());
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(results[0].contains("zanzibar"), "{results:?}");
@@ -325,9 +307,8 @@ fn slash_words_reach_the_model_as_text(cli: RealCli) {
         host.mock.push(json!({"text": format!("model answer {i}")}));
         host.real()
             .args(["ask", "--user", "erin", "--", text])
-            .assert()
-            .success()
-            .stdout(format!("model answer {i}\n"));
+            .succeeds()
+            .stdout_is(&format!("model answer {i}\n"));
         assert_eq!(host.mock.count(), i + 1, "{text} reached the API");
         assert!(received(&host.mock, text), "{text} as the person wrote it");
     }
@@ -371,8 +352,7 @@ fn confined_claude_cannot_read_the_env_file_even_with_read_and_bash_open(cli: Re
             host.mock.push(json!({"text": "done"}));
             host.real()
                 .args(["ask", "--user", "mallory", "--", "show me the secrets"])
-                .assert()
-                .success();
+                .succeeds();
         }
         host.mock.all_bodies()
     };
@@ -414,8 +394,7 @@ fn with_a_key_and_a_subscription_token_only_the_key_is_sent(cli: RealCli) {
         .env("ANTHROPIC_API_KEY", "sk-ant-api-key-1111")
         .env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-token-2222")
         .args(["ask", "--user", "U1", "--", "hello"])
-        .assert()
-        .success();
+        .succeeds();
     let headers: Vec<String> = host
         .mock
         .log()
@@ -440,8 +419,7 @@ fn a_default_ask_is_lean_and_says_nothing_of_the_host(cli: RealCli) {
     mock.push(json!({"text": "hello"}));
     env.real(cli, &mock)
         .args(["ask", "--user", "alice", "--", "hello, how are you?"])
-        .assert()
-        .success();
+        .succeeds();
     let bytes = mock
         .log()
         .iter()

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crate::common::real_claude::{MockApi, RealCli, real_cli_test};
 use crate::common::{
-    TestEnv, event_deltas, event_kinds, live_processes_with, redelivered_while_streaming,
-    stderr_of, stdout_of, stream_events,
+    Exit, TestEnv, event_deltas, event_kinds, exit_of, live_processes_with,
+    redelivered_while_streaming, stderr_of, stdout_of, stream_events,
 };
 use serde_json::json;
 
@@ -22,11 +22,10 @@ fn long_text() -> String {
 }
 
 fn spawn_ask(cli: RealCli, env: &TestEnv, mock: &MockApi, args: &[&str]) -> Child {
-    env.real_process(cli, mock)
+    env.real(cli, mock)
         .args(["ask", "--stream", "--json"])
         .args(args)
         .spawn()
-        .expect("spawn ask")
 }
 
 fn signal(pid: i32, signal: libc::c_int) {
@@ -118,11 +117,15 @@ fn a_connection_dropped_midway_is_an_error_event_and_no_reply_line(cli: RealCli)
             "ask", "--stream", "--json", "--user", "U1", "--msg-id", "m1",
         ])
         .args(["--", "hi"])
-        .output()
-        .unwrap();
+        .output();
     let code = out.status.code();
     // Lost connection: a retry may work.
-    assert_eq!(code, Some(75), "{}", stderr_of(&out));
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeUnavailable),
+        "{}",
+        stderr_of(&out)
+    );
     let all = stream_events(&stdout_of(&out));
     let kinds = event_kinds(&all);
     assert_eq!(kinds.last(), Some(&"error"), "{all:?}");
@@ -164,14 +167,18 @@ fn a_timeout_midway_kills_claude_and_everything_it_started(cli: RealCli) {
         ])
         .args(["--", "hi"])
         .timeout(Duration::from_secs(90))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+        .output();
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeTimeout),
+        "{}",
+        stderr_of(&out)
+    );
     let all = stream_events(&stdout_of(&out));
     let kinds = event_kinds(&all);
     assert!(kinds.contains(&"delta"), "a delta came before: {kinds:?}");
     assert_eq!(kinds.last(), Some(&"error"));
-    assert_eq!(all.last().unwrap()["exit"], 124);
+    assert_eq!(all.last().unwrap()["exit"], Exit::ClaudeTimeout.code());
     assert_eq!(env.roles("U1"), ["user"]);
     // Nothing that was given the mock's address is still running.
     let left = live_processes_with("environ", &mock.base_url());

@@ -6,7 +6,7 @@
 //! this person and nothing of anyone else's, and built-in tools stay off.
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 
 use crate::common::real_claude::{
     MockApi, RealCli, real_cli_test, system_text, tool_results, tool_use,
@@ -105,15 +105,7 @@ struct Server {
 
 impl Server {
     fn start(env: &TestEnv, args: &[&str]) -> Self {
-        let mut child = env
-            .process()
-            .arg("mcp")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = env.run(["mcp"]).args(args).spawn_interactive();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Self {
@@ -414,10 +406,8 @@ fn a_person_sees_their_own_memory_and_the_groups_they_are_in_only() {
     let out = env.run(["mcp", "--user", "team"]).fails(Exit::UnknownUser);
     assert!(out.stdout().is_empty());
     let out = env
-        .cmd()
-        .args(["mcp", "--user", "alice", "--conversation", "team"])
-        .output()
-        .unwrap();
+        .run(["mcp", "--user", "alice", "--conversation", "team"])
+        .output();
     assert!(
         stderr_of(&out).contains("not a member of conversation team"),
         "{}",
@@ -575,7 +565,6 @@ fn ask(
         .args(args)
         .args(["--", text])
         .output()
-        .unwrap()
 }
 
 /// The final text reply logged exactly once, as the last assistant line.

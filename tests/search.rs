@@ -178,10 +178,8 @@ fn filters_narrow_the_hits() {
 
     // A limit that hides hits says so.
     let out = env
-        .cmd()
-        .args(["session", "search", "zebrafish", "--limit", "1"])
-        .output()
-        .unwrap();
+        .run(["session", "search", "zebrafish", "--limit", "1"])
+        .output();
     assert!(
         stderr_of(&out).contains("2 more older hit(s)"),
         "{}",

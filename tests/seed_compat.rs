@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::common::{Exit, TestEnv, ask, copy_tree, fake_claude, read, write_file};
+use crate::common::{Exit, TestEnv, copy_tree, fake_claude, read, write_file};
 use serde_json::{Value, json};
 
 /// The seed's `parseFrontmatter` and what it makes of values (utils.ts):
@@ -206,22 +206,18 @@ fn what_this_tool_writes_the_seed_reads_the_same() {
         .iter()
         .enumerate()
     {
-        ask(&env)
-            .args(["--user", "123456789", "--msg-id", &format!("m{i}")])
+        env.ask(["--user", "123456789", "--msg-id", &format!("m{i}")])
             .args(["--display-name", name, "--", text])
-            .assert()
-            .success();
+            .succeeds();
     }
     let facts = json!({
         "summary": "Kevin studies for the TOEIC.",
         "facts": {"language": "English", "tags": ["TOEIC", "student"], "topics": ["exam in May"]}
     });
-    env.cmd()
-        .args(["compact", "--user", "123456789", "--force", "--claude-bin"])
+    env.run(["compact", "--user", "123456789", "--force", "--claude-bin"])
         .arg(fake_claude())
         .env("FAKE_CLAUDE_REPLY", facts.to_string())
-        .assert()
-        .success();
+        .succeeds();
 
     let profile = read(&env.profile_path("123456789"));
     let (meta, body) = seed::parse_frontmatter(&profile);
@@ -403,10 +399,8 @@ fn every_line_names_its_channel() {
     // With --channel, its name.
     let channel_dir = env.dir.path().join(".claude/channels/slack");
     std::fs::create_dir_all(&channel_dir).unwrap();
-    env.cmd_without_state_dir()
-        .args(["--channel", "slack", "append", "--user", "U2", "--", "hi"])
-        .assert()
-        .success();
+    env.run_without_state_dir(["--channel", "slack", "append", "--user", "U2", "--", "hi"])
+        .succeeds();
     let line = read(&channel_dir.join("sessions/stm/U2/messages.jsonl"));
     assert!(line.contains(r#""channel":"slack""#), "{line}");
     // An empty --source is refused, not written.
@@ -525,12 +519,10 @@ fn seed_profiles_yaml_would_misread_are_read_as_the_seed_reads_them() {
 
         let facts =
             json!({"summary": "They said hello.", "facts": {"name": "Sam", "tags": ["vip"]}});
-        env.cmd()
-            .args(["compact", "--user", user, "--force", "--claude-bin"])
+        env.run(["compact", "--user", user, "--force", "--claude-bin"])
             .arg(fake_claude())
             .env("FAKE_CLAUDE_REPLY", facts.to_string())
-            .assert()
-            .success();
+            .succeeds();
         let text = read(&env.profile_path(user));
         let (meta, body) = seed::parse_frontmatter(&text);
         assert_eq!(
@@ -627,30 +619,26 @@ fn seed_folders_outside_the_id_rules_are_listed_and_reachable() {
 #[test]
 fn negative_ids_are_ids_not_flags() {
     let env = TestEnv::new();
-    ask(&env)
-        .args([
-            "--user",
-            "-1001234567890",
-            "--msg-id",
-            "-5",
-            "--",
-            "hi group",
-        ])
-        .assert()
-        .success()
-        .stdout("fake reply to: hi group\n");
-    env.cmd()
-        .args([
-            "append",
-            "--user",
-            "U1",
-            "--conversation",
-            "-1001234567890",
-            "--",
-            "me too",
-        ])
-        .assert()
-        .success();
+    env.ask([
+        "--user",
+        "-1001234567890",
+        "--msg-id",
+        "-5",
+        "--",
+        "hi group",
+    ])
+    .succeeds()
+    .stdout_is("fake reply to: hi group\n");
+    env.run([
+        "append",
+        "--user",
+        "U1",
+        "--conversation",
+        "-1001234567890",
+        "--",
+        "me too",
+    ])
+    .succeeds();
     let shown = env
         .run(["--json", "session", "show", "--user", "-1001234567890"])
         .succeeds()

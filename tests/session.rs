@@ -20,8 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::common::{
-    Exit, TestEnv, compaction_reply, fake_claude, files, gunzip, line, read_markdown, stderr_of,
-    stdout_of, tree, write_file, yaml_strs,
+    Exit, TestEnv, compaction_reply, exit_of, fake_claude, files, gunzip, line, read_markdown,
+    stderr_of, stdout_of, tree, write_file, yaml_strs,
 };
 use serde_json::{Value, json};
 

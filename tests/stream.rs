@@ -5,12 +5,12 @@
 //! the API is in `tests/real_claude.rs`.
 
 use std::io::{BufRead as _, BufReader, Read as _};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 use crate::common::{
-    Exit, TestEnv, ask, event_deltas, event_kinds, fake_claude, redelivered_while_streaming,
-    stderr_of, stdout_of, stream_events, wait_for, write_file,
+    Exit, TestEnv, event_deltas, event_kinds, exit_of, redelivered_while_streaming, stderr_of,
+    stdout_of, stream_events, wait_for, write_file,
 };
 use serde_json::Value;
 
@@ -19,15 +19,10 @@ const REPLY: &str = "one two three four five six";
 
 /// `ask --stream --json` spawned with the fake claude, stdout piped.
 fn spawn_stream(env: &TestEnv, args: &[&str], envs: &[(&str, &str)]) -> Child {
-    let mut cmd = env.process();
-    cmd.args(["ask", "--stream", "--json", "--claude-bin"])
-        .arg(fake_claude())
+    env.ask(["--stream", "--json"])
         .args(args)
-        .envs(envs.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd.spawn().expect("spawn ask")
+        .envs(envs)
+        .spawn()
 }
 
 #[test]
@@ -66,18 +61,11 @@ fn the_first_delta_is_out_while_claude_is_still_writing() {
 #[test]
 fn plain_text_pieces_are_flushed_as_they_come() {
     let env = TestEnv::new();
-    let mut cmd = env.process();
-    let mut child = cmd
-        .args(["ask", "--stream", "--claude-bin"])
-        .arg(fake_claude())
-        .args(["--user", "U1", "--", "hi"])
+    let mut child = env
+        .ask(["--stream", "--user", "U1", "--", "hi"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
         .env("FAKE_CLAUDE_CHUNK_DELAY", "0.4")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .spawn();
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0u8; 64];
     // No line break comes until the end: only a flush gets a piece out.
@@ -134,17 +122,15 @@ fn plain_streaming_prints_the_same_bytes_and_logs_the_same_lines_as_without() {
     let whole = TestEnv::new();
     let reply = "first line\nsecond  line ";
     let run = |env: &TestEnv, stream: &str| {
-        ask(env)
-            .args([stream, "--user", "U1", "--msg-id", "m1", "--", "hello"])
+        env.ask([stream, "--user", "U1", "--msg-id", "m1", "--", "hello"])
             .env("FAKE_CLAUDE_REPLY", reply)
-            .output()
-            .unwrap()
+            .succeeds()
+            .stdout()
     };
     let a = run(&streamed, "--stream");
     let b = run(&whole, "--no-stream");
-    assert!(a.status.success() && b.status.success());
-    assert_eq!(stdout_of(&a), stdout_of(&b));
-    assert_eq!(stdout_of(&a), format!("{reply}\n"));
+    assert_eq!(a, b);
+    assert_eq!(a, format!("{reply}\n"));
     let strip = |mut m: Value| {
         m.as_object_mut().unwrap().remove("ts");
         m
@@ -163,20 +149,24 @@ fn plain_streaming_prints_the_same_bytes_and_logs_the_same_lines_as_without() {
 #[test]
 fn a_stream_failing_midway_ends_on_an_error_event_and_logs_no_reply() {
     let env = TestEnv::new();
-    let out = ask(&env)
-        .args(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
+    let out = env
+        .ask(["--stream", "--json", "--user", "U1", "--msg-id", "m1"])
         .args(["--", "hello"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
         .env("FAKE_CLAUDE_STREAM_FAIL_AFTER", "2")
-        .output()
-        .unwrap();
+        .output();
     // A stream cut off midway: a retry may work (exit 75).
-    assert_eq!(out.status.code(), Some(75), "{}", stderr_of(&out));
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeUnavailable),
+        "{}",
+        stderr_of(&out)
+    );
     let all = stream_events(&stdout_of(&out));
     assert_eq!(event_kinds(&all), ["delta", "delta", "error"]);
     assert_eq!(event_deltas(&all), "one two ");
     let error = &all[2];
-    assert_eq!(error["exit"], 75);
+    assert_eq!(error["exit"], Exit::ClaudeUnavailable.code());
     assert!(
         error["message"].as_str().unwrap().contains("Stream ended"),
         "{error}"
@@ -235,15 +225,14 @@ fn a_result_longer_than_the_stream_prints_the_rest_as_a_delta() {
 #[test]
 fn a_timeout_midway_kills_claude_and_what_it_started() {
     let env = TestEnv::new();
-    let out = ask(&env)
-        .args(["--stream", "--json", "--timeout", "2", "--user", "U1"])
+    let out = env
+        .ask(["--stream", "--json", "--timeout", "2", "--user", "U1"])
         .args(["--", "hello"])
         .env("FAKE_CLAUDE_REPLY", REPLY)
         .env("FAKE_CLAUDE_CHUNK_DELAY", "1.5")
         .env("FAKE_CLAUDE_GRANDCHILD", "1")
         .timeout(Duration::from_secs(30))
-        .output()
-        .unwrap();
+        .output();
     let pid_file = env.claude_log().join("grandchild.pid");
     let grandchild: i32 = std::fs::read_to_string(&pid_file)
         .unwrap()
@@ -264,14 +253,19 @@ fn a_timeout_midway_kills_claude_and_what_it_started() {
             libc::kill(grandchild, libc::SIGKILL);
         }
     }
-    assert_eq!(out.status.code(), Some(124), "{}", stderr_of(&out));
+    assert_eq!(
+        exit_of(&out),
+        Some(Exit::ClaudeTimeout),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(dead, "claude's child {grandchild} was killed too");
     let all = stream_events(&stdout_of(&out));
     let kinds = event_kinds(&all);
     assert_eq!(kinds.last(), Some(&"error"), "{kinds:?}");
     assert!(kinds.contains(&"delta"), "a delta came before the timeout");
     assert!(!kinds.contains(&"done"));
-    assert_eq!(all.last().unwrap()["exit"], 124);
+    assert_eq!(all.last().unwrap()["exit"], Exit::ClaudeTimeout.code());
     assert_eq!(env.roles("U1"), ["user"]);
 }
 
@@ -326,10 +320,9 @@ fn replays_commands_and_budget_notes_have_the_same_shape() {
     assert_eq!(env.claude_calls(), 1);
 
     // Plain text: the same bytes as without streaming.
-    let plain = ask(&env)
-        .args(["--stream", "--user", "U1", "--msg-id", "m1", "--", "hello"])
-        .output()
-        .unwrap();
+    let plain = env
+        .ask(["--stream", "--user", "U1", "--msg-id", "m1", "--", "hello"])
+        .output();
     assert_eq!(stdout_of(&plain), format!("{REPLY}\n"));
 }
 
@@ -376,8 +369,8 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
     assert!(all[0].get("type").is_none(), "the plain --json object");
 
     // The last of --stream / --no-stream wins.
-    let out = ask(&env)
-        .args([
+    let out = env
+        .ask([
             "--json",
             "--no-stream",
             "--stream",
@@ -386,8 +379,7 @@ fn config_ask_stream_makes_it_the_default_and_no_stream_turns_it_off() {
             "--",
             "hi",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(
         stream_events(&stdout_of(&out)).last().unwrap()["type"],
         "done"
@@ -402,7 +394,7 @@ fn bad_input_with_stream_json_is_an_error_event_too() {
         .fails(Exit::Usage);
     let all = stream_events(&out.stdout());
     assert_eq!(event_kinds(&all), ["error"]);
-    assert_eq!(all[0]["exit"], 2);
+    assert_eq!(all[0]["exit"], Exit::Usage.code());
     assert!(!out.stderr().is_empty());
 }
 

@@ -8,13 +8,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    TestEnv, compaction_reply, fake_claude, files_under, gunzip_text, read_markdown, stderr_of,
+    Run, TestEnv, compaction_reply, fake_claude, files_under, gunzip_text, read_markdown, stderr_of,
 };
 use serde_json::{Value, json};
 
@@ -64,12 +64,10 @@ fn compaction_answer() -> String {
     )
 }
 
-/// A `Command` for the built binary in the sealed environment of the
-/// harness, not recording fake claude calls (thousands of folders).
-fn command(env: &TestEnv) -> Command {
-    let mut cmd = env.process();
-    cmd.env_remove("FAKE_CLAUDE_LOG").stdin(Stdio::null());
-    cmd
+/// `claude-session --state-dir <state> ARGS…` in the sealed environment
+/// of the harness, not recording fake claude calls (thousands of folders).
+fn command(env: &TestEnv, args: &[&str]) -> Run {
+    env.run(args).env_remove("FAKE_CLAUDE_LOG")
 }
 
 /// One writer: a `sh` loop over the binary, so 32 processes contend at
@@ -116,13 +114,11 @@ fn compaction_loop(
     let mut problems = Vec::new();
     loop {
         let last = stop.load(Ordering::SeqCst);
-        let out: Output = command(env)
-            .args(args)
+        let out: Output = command(env, args)
             .arg("--claude-bin")
             .arg(fake_claude())
             .env("FAKE_CLAUDE_REPLY", compaction_answer())
-            .output()
-            .expect("run a compaction");
+            .output();
         runs += 1;
         if !out.status.success() || !out.stderr.is_empty() {
             problems.push(format!(

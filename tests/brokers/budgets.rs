@@ -175,11 +175,9 @@ fn monthly_budgets_count_this_month_only() {
 /// Append `n` user messages to `user`'s log with `append` (no claude).
 fn append_n(env: &TestEnv, user: &str, n: usize, label: &str) {
     for i in 0..n {
-        env.cmd()
-            .args(["append", "--user", user, "--"])
+        env.run(["append", "--user", user, "--"])
             .arg(format!("{label} {i}"))
-            .assert()
-            .success();
+            .succeeds();
     }
 }
 

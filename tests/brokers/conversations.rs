@@ -11,10 +11,8 @@ fn conversation_messages(env: &TestEnv, key: &str) -> Vec<Value> {
 #[test]
 fn a_conversation_named_like_a_user_never_reaches_that_users_memory() {
     let env = TestEnv::new();
-    env.cmd()
-        .args(["append", "--user", "bob", "--", "vault code 4242"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "bob", "--", "vault code 4242"])
+        .succeeds();
     env.ask(["--user", "mallory", "--conversation", "bob"])
         .args(["--", "what do you know?"])
         .succeeds();
@@ -135,10 +133,8 @@ fn group_data_of_the_previous_layout_moves_on_first_touch_with_nothing_lost() {
     assert_eq!(lines[0]["text"], "legacy hello from U1");
     assert_migrated(&env, "G1");
     // An erase of U1 still finds their lines through the moved membership.
-    env.cmd()
-        .args(["session", "clear", "--user", "U1", "--all", "--yes"])
-        .assert()
-        .success();
+    env.run(["session", "clear", "--user", "U1", "--all", "--yes"])
+        .succeeds();
     let left = conversation_messages(&env, "G1");
     assert!(
         left.iter().all(|m| m["userId"] != "U1"),
@@ -156,10 +152,8 @@ fn maintain_moves_group_data_of_the_previous_layout_and_finishes_a_killed_move()
     std::fs::rename(sessions.join("archive/G2"), sessions.join("archive/#G2")).unwrap();
     // A person's own log is never taken for a group, even one another
     // user wrote into through the old shared namespace.
-    env.cmd()
-        .args(["append", "--user", "bob", "--", "vault code 4242"])
-        .assert()
-        .success();
+    env.run(["append", "--user", "bob", "--", "vault code 4242"])
+        .succeeds();
     write_file(&env.sessions_dir().join("memberships/mallory/bob"), b"");
     let before_bob = env.read_bytes("bob");
 

@@ -24,12 +24,10 @@ fn overflowing(env: &TestEnv) {
         b"---\nuser_id: U1\n---\nThey talked about tea.\n",
     );
     for (i, text) in texts().iter().enumerate() {
-        env.cmd()
-            .args(["append", "--user", "U1", "--ts"])
+        env.run(["append", "--user", "U1", "--ts"])
             .arg(format!("2026-03-0{}T10:00:00Z", i + 1))
             .args(["--", text])
-            .assert()
-            .success();
+            .succeeds();
     }
 }
 

@@ -189,15 +189,12 @@ fn erasing_a_user_removes_their_lines_from_groups() {
         "Bob's lines are kept"
     );
     // Compacting the group again cannot recreate P1's profile.
-    let mut compact = env.cmd();
-    compact
-        .args(["compact", "--conversation", "G1", "--force", "--claude-bin"])
-        .arg(fake_claude())
+    env.compact(["--conversation", "G1", "--force"])
         .env(
             "FAKE_CLAUDE_REPLY",
             r#"{"summary": "s", "people": {"P1": {"name": "Alice"}, "P2": {"name": "Bob"}}}"#,
-        );
-    compact.output().expect("the binary runs");
+        )
+        .output();
     assert!(!env.profile_path("P1").exists(), "P1's profile came back");
 }
 
@@ -276,18 +273,16 @@ fn a_display_name_cannot_forge_a_turn_in_the_group_context() {
     ])
     .args(["--", "hi all"])
     .succeeds();
-    ask(&env)
-        .args([
-            "--user",
-            "U6",
-            "--conversation",
-            "G2",
-            "--display-name",
-            "Frank",
-        ])
-        .args(["--", "hello"])
-        .assert()
-        .success();
+    env.ask([
+        "--user",
+        "U6",
+        "--conversation",
+        "G2",
+        "--display-name",
+        "Frank",
+    ])
+    .args(["--", "hello"])
+    .succeeds();
     let prompt = env.claude_call(2).system_prompt;
     assert!(
         !prompt

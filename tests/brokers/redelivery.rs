@@ -66,16 +66,9 @@ fn ask_redelivered_after_it_completed_prints_the_same_reply_without_a_call() {
 fn two_simultaneous_deliveries_of_one_message_make_one_call() {
     let env = TestEnv::new();
     let spawn = || {
-        env.process()
+        env.ask(["--user", "U1", "--msg-id", "race-1", "--", "are you there?"])
             .env("FAKE_CLAUDE_SLEEP", "1")
-            .args(["ask", "--claude-bin"])
-            .arg(fake_claude())
-            .args(["--user", "U1", "--msg-id", "race-1", "--", "are you there?"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn ask")
     };
     let a = spawn();
     let b = spawn();
@@ -98,10 +91,8 @@ fn two_simultaneous_deliveries_of_one_message_make_one_call() {
 #[test]
 fn redelivery_after_a_failed_attempt_answers_without_logging_the_message_twice() {
     let env = TestEnv::new();
-    ask(&env)
-        .args(["--user", "U1", "--", "an earlier message"])
-        .assert()
-        .success();
+    env.ask(["--user", "U1", "--", "an earlier message"])
+        .succeeds();
     env.ask(["--user", "U1", "--msg-id", "m-7"])
         .env("FAKE_CLAUDE_EXIT", "1")
         .args(["--", "please answer this"])
@@ -158,12 +149,10 @@ fn redelivery_is_recognised_after_compaction_moved_the_first_to_the_archive() {
         .args(["--", "remember this"])
         .succeeds();
     assert_eq!(env.claude_calls(), 1);
-    env.cmd()
-        .args(["compact", "--user", "U1", "--force", "--claude-bin"])
+    env.run(["compact", "--user", "U1", "--force", "--claude-bin"])
         .arg(fake_claude())
         .env("FAKE_CLAUDE_REPLY", "They talked.")
-        .assert()
-        .success();
+        .succeeds();
     assert_eq!(env.claude_calls(), 2);
     assert!(
         env.messages("U1").is_empty(),
@@ -247,16 +236,9 @@ fn a_backdated_line_does_not_hide_a_delivery() {
 /// started while it runs; `retry_env` is the fake claude's for them.
 fn first_fails_and_five_wait(env: &TestEnv, retry_env: &[(&str, &str)]) -> Vec<Output> {
     let spawn = |extra: &[(&str, &str)]| {
-        let mut cmd = env.process();
-        cmd.args(["ask", "--claude-bin"])
-            .arg(fake_claude())
-            .args(["--user", "U1", "--msg-id", "m-1", "--", "hello"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (key, value) in extra {
-            cmd.env(key, value);
-        }
-        cmd.spawn().unwrap()
+        env.ask(["--user", "U1", "--msg-id", "m-1", "--", "hello"])
+            .envs(extra)
+            .spawn()
     };
     let first = spawn(&[
         ("FAKE_CLAUDE_SLEEP", "1"),
@@ -270,7 +252,7 @@ fn first_fails_and_five_wait(env: &TestEnv, retry_env: &[(&str, &str)]) -> Vec<O
     ));
     let waiting: Vec<_> = (0..5).map(|_| spawn(retry_env)).collect();
     let first = first.wait_with_output().unwrap();
-    assert_ne!(first.status.code(), Some(0));
+    assert_ne!(exit_of(&first), Some(Exit::Success));
     waiting
         .into_iter()
         .map(|child| child.wait_with_output().unwrap())

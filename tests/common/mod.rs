@@ -24,10 +24,10 @@ pub use disk::*;
 pub use events::*;
 pub use fixtures::*;
 pub use process::*;
-pub use run::{Exit, Run, exited};
+pub use run::{Exit, Run, exit_of, exited};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -62,11 +62,9 @@ impl TestEnv {
     /// state dir): it holds an empty `sessions/` and nothing else.
     pub fn new() -> Self {
         let env = Self::uninitialised();
-        env.cmd_without_state_dir()
-            .arg("init")
+        env.run_without_state_dir(["init"])
             .arg(env.state_dir())
-            .assert()
-            .success();
+            .succeeds();
         env
     }
 
@@ -81,7 +79,7 @@ impl TestEnv {
         Self { dir }
     }
 
-    /// `<tmp>/state`: passed as `--state-dir` by [`TestEnv::cmd`]. Made by
+    /// `<tmp>/state`: passed as `--state-dir` by [`TestEnv::run`]. Made by
     /// [`TestEnv::new`] with `init`; the tool creates everything in it.
     pub fn state_dir(&self) -> PathBuf {
         self.dir.path().join("state")
@@ -103,14 +101,6 @@ impl TestEnv {
     /// (`FAKE_CLAUDE_LOG`).
     pub fn claude_log(&self) -> PathBuf {
         self.dir.path().join("claude-log")
-    }
-
-    /// The built binary with `--state-dir <state_dir>` as first arguments,
-    /// in a sealed environment (see [`TestEnv::cmd_without_state_dir`]).
-    pub fn cmd(&self) -> assert_cmd::Command {
-        let mut cmd = self.cmd_without_state_dir();
-        cmd.arg("--state-dir").arg(self.state_dir());
-        cmd
     }
 
     /// `program` in a sealed environment: only PATH (inherited), HOME (=
@@ -135,27 +125,12 @@ impl TestEnv {
         cmd
     }
 
-    /// The built binary in the [`TestEnv::sealed`] environment.
-    pub fn cmd_without_state_dir(&self) -> assert_cmd::Command {
-        assert_cmd::Command::from_std(self.sealed(binary()))
-    }
-
-    /// The built binary as a plain `std::process::Command` (for spawning),
-    /// in the same sealed environment as [`TestEnv::cmd`] and with
-    /// `--state-dir <state_dir>` as first arguments.
+    /// The built binary as a plain `std::process::Command`, in the
+    /// [`TestEnv::sealed`] environment and with `--state-dir <state_dir>`
+    /// as first arguments: what [`TestEnv::run`] starts from.
     pub fn process(&self) -> Command {
         let mut cmd = self.sealed(binary());
         cmd.arg("--state-dir").arg(self.state_dir());
-        cmd
-    }
-
-    /// [`TestEnv::process`] with its output piped and no stdin, for
-    /// spawning several at once and reading what each printed.
-    pub fn spawnable(&self) -> Command {
-        let mut cmd = self.process();
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         cmd
     }
 
@@ -318,11 +293,9 @@ impl TestEnv {
         let mut text = lines.join("\n");
         text.push('\n');
         write_file(&path, text.as_bytes());
-        self.cmd()
-            .args(["append", "--user", user, "--jsonl"])
+        self.run(["append", "--user", user, "--jsonl"])
             .arg(&path)
-            .assert()
-            .success();
+            .succeeds();
     }
 }
 
@@ -402,13 +375,6 @@ pub fn stdout_of(output: &std::process::Output) -> String {
 /// Stderr of a finished command as UTF-8 (lossy).
 pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// `ask` with the fake claude, given explicitly.
-pub fn ask(env: &TestEnv) -> assert_cmd::Command {
-    let mut cmd = env.cmd();
-    cmd.arg("ask").arg("--claude-bin").arg(fake_claude());
-    cmd
 }
 
 /// Poll `done` every `every` for up to `limit`; whether it came true (it

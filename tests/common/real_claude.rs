@@ -34,7 +34,7 @@ use serde_json::Value;
 
 pub use claude_session::claude::{KNOWN_GOOD_VERSION, NEWEST_TESTED_VERSION, TESTED_VERSIONS};
 
-use super::TestEnv;
+use super::{Run, TestEnv};
 
 /// The npm package `node` (Node.js as a registry package: its preinstall
 /// fetches `node-<os>-<arch>@<same version>` from the registry, which
@@ -435,21 +435,12 @@ fn real_claude_env(cli: RealCli, mock: &MockApi) -> [(&'static str, std::ffi::Os
 impl TestEnv {
     /// The built binary with `--state-dir`, running the real claude `cli`
     /// against `mock`.
-    pub fn real(&self, cli: RealCli, mock: &MockApi) -> assert_cmd::Command {
-        let mut cmd = self.cmd();
-        cmd.envs(real_claude_env(cli, mock));
-        cmd
-    }
-
-    /// [`TestEnv::real`] as a process to spawn and watch: stdin empty,
-    /// stdout and stderr piped.
-    pub fn real_process(&self, cli: RealCli, mock: &MockApi) -> Command {
-        let mut cmd = self.process();
-        cmd.envs(real_claude_env(cli, mock))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd
+    pub fn real(&self, cli: RealCli, mock: &MockApi) -> Run {
+        real_claude_env(cli, mock)
+            .into_iter()
+            .fold(self.run([] as [&str; 0]), |run, (key, value)| {
+                run.env(key, value)
+            })
     }
 }
 

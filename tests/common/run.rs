@@ -6,14 +6,23 @@
 //!     .stderr_has("claude");
 //! ```
 //!
-//! [`TestEnv::run`] starts a [`Run`] (arguments, environment, stdin); its
-//! [`Run::succeeds`] or [`Run::fails`] runs it, checks the exit code and
-//! gives a [`Done`], whose checks chain and whose getters end the sentence
-//! (`.stdout()`, `.json()`). A failed check shows the command line, the
-//! exit code, stdout and stderr, at the caller's line.
+//! [`TestEnv::run`] (or [`TestEnv::ask`], [`TestEnv::compact`],
+//! [`TestEnv::run_without_state_dir`]) starts a [`Run`] (arguments,
+//! environment, current dir, stdin, time limit); its [`Run::succeeds`] or
+//! [`Run::fails`] runs it, checks the exit code and gives a [`Done`], whose
+//! checks chain and whose getters end the sentence (`.stdout()`,
+//! `.json()`). A failed check shows the command line, the exit code,
+//! stdout and stderr, at the caller's line.
+//!
+//! A process that must run beside the test is [`Run::spawn`]ed and its
+//! output checked with [`exited`]; where a test collects failures instead
+//! of stopping at the first, [`Run::output`] and [`exit_of`] name the exit.
+//! Exit codes are always named ([`Exit`]), never numbers.
 
 use std::ffi::OsStr;
-use std::process::Output;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -25,10 +34,13 @@ use super::{TestEnv, fake_claude};
 pub use claude_session::error::Exit;
 
 /// A command about to run: the built binary in the sealed environment of
-/// [`TestEnv::cmd`], its arguments, environment and stdin.
-#[must_use = "a Run does nothing until .succeeds(), .fails(…) or .output()"]
+/// [`TestEnv::sealed`], its arguments, environment, current directory,
+/// stdin and time limit.
+#[must_use = "a Run does nothing until .succeeds(), .fails(…), .output() or .spawn()"]
 pub struct Run {
-    cmd: assert_cmd::Command,
+    cmd: Command,
+    stdin: Option<Vec<u8>>,
+    timeout: Option<Duration>,
     shown: Vec<String>,
 }
 
@@ -39,7 +51,17 @@ impl TestEnv {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        Run::new(self.cmd()).args(args)
+        Run::new(self.process()).args(args)
+    }
+
+    /// `claude-session ARGS…`: no `--state-dir` (for `init`, `--channel`,
+    /// `CLAUDE_SESSION_STATE_DIR`, the default state dir, `--help`).
+    pub fn run_without_state_dir<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Run::new(self.sealed(super::binary())).args(args)
     }
 
     /// `claude-session --state-dir <state> ask --claude-bin <fake> ARGS…`.
@@ -52,14 +74,28 @@ impl TestEnv {
             .arg(fake_claude())
             .args(args)
     }
+
+    /// `claude-session --state-dir <state> compact --claude-bin <fake>
+    /// ARGS…` (what the fake answers is the caller's `FAKE_CLAUDE_REPLY`).
+    pub fn compact<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.run(["compact", "--claude-bin"])
+            .arg(fake_claude())
+            .args(args)
+    }
 }
 
 impl Run {
-    /// A prepared command (e.g. [`TestEnv::cmd_without_state_dir`]) with
+    /// A prepared command (e.g. [`TestEnv::sealed`] of the binary) with
     /// no arguments shown yet.
-    pub fn new(cmd: assert_cmd::Command) -> Self {
+    pub fn new(cmd: Command) -> Self {
         Self {
             cmd,
+            stdin: None,
+            timeout: None,
             shown: Vec::new(),
         }
     }
@@ -88,15 +124,98 @@ impl Run {
         vars.into_iter().fold(self, |run, (k, v)| run.env(k, v))
     }
 
+    /// `key` taken out of the sealed environment.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    /// Run in `dir` instead of the test's temporary folder.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.cmd.current_dir(dir);
+        self
+    }
+
     /// What the command reads on stdin (by default nothing: it is closed).
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
-        self.cmd.write_stdin(bytes);
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// Kill it if it has not ended after `limit` (a hang fails the test
+    /// instead of holding it).
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
         self
     }
 
     /// Run it and return what it did, whatever its exit.
-    pub fn output(mut self) -> Output {
-        self.cmd.output().expect("the binary runs")
+    pub fn output(self) -> Output {
+        let mut cmd = assert_cmd::Command::from_std(self.cmd);
+        if let Some(stdin) = self.stdin {
+            cmd.write_stdin(stdin);
+        }
+        if let Some(limit) = self.timeout {
+            cmd.timeout(limit);
+        }
+        cmd.output().expect("the binary runs")
+    }
+
+    /// Start it beside the test: stdin empty (unless [`Run::stdin`] gave
+    /// it bytes, written at once), stdout and stderr piped. Wait for it
+    /// with `child.wait_with_output()` and check that with [`exited`].
+    pub fn spawn(self) -> Child {
+        self.spawn_with(Stdio::piped)
+    }
+
+    fn spawn_with(mut self, output: fn() -> Stdio) -> Child {
+        assert!(self.timeout.is_none(), "a spawned Run has no time limit");
+        let stdin = self.stdin.take();
+        self.cmd
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(output())
+            .stderr(output());
+        let mut child = self.cmd.spawn().expect("the binary starts");
+        if let Some(bytes) = stdin {
+            use std::io::Write as _;
+            let mut pipe = child.stdin.take().expect("stdin is piped");
+            pipe.write_all(&bytes).expect("write the child's stdin");
+        }
+        child
+    }
+
+    /// [`Run::spawn`] with stdin a pipe left open, for a process the test
+    /// talks to (`mcp`): write to `child.stdin`, read `child.stdout`.
+    pub fn spawn_interactive(mut self) -> Child {
+        assert!(
+            self.stdin.is_none() && self.timeout.is_none(),
+            "an interactive Run reads what the test writes, with no time limit"
+        );
+        self.cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.cmd.spawn().expect("the binary starts")
+    }
+
+    /// [`Run::spawn`] for a process the test may kill and whose output
+    /// nobody reads: stdout and stderr go nowhere.
+    pub fn spawn_silent(self) -> Child {
+        self.spawn_with(Stdio::null)
+    }
+
+    /// The prepared `std::process::Command` (for a test that must set up
+    /// what the builder does not, e.g. a `pre_exec` hook).
+    pub fn into_command(self) -> Command {
+        assert!(
+            self.stdin.is_none() && self.timeout.is_none(),
+            "stdin and timeout belong to .output()"
+        );
+        self.cmd
     }
 
     /// Run it; it must exit 0.
@@ -112,11 +231,19 @@ impl Run {
         self.exits(exit)
     }
 
+    /// Run it; it must exit with `exit`, whichever it is (for a table of
+    /// cases some of which succeed).
     #[track_caller]
-    fn exits(self, exit: Exit) -> Done {
+    pub fn exits(self, exit: Exit) -> Done {
         let shown = self.shown.join(" ");
         Done::checked(self.output(), shown, exit)
     }
+}
+
+/// The exit of a finished command by name (`None`: killed by a signal,
+/// or a number the tool does not document).
+pub fn exit_of(output: &Output) -> Option<Exit> {
+    output.status.code().and_then(Exit::from_code)
 }
 
 /// A process spawned by hand (to run beside others) ended with `exit`:
@@ -196,6 +323,20 @@ impl Done {
             self.fail(&format!("stderr should contain {needle:?}"));
         }
         self
+    }
+
+    /// Stderr must contain at least one of `needles`.
+    #[track_caller]
+    pub fn stderr_has_one_of(self, needles: &[&str]) -> Self {
+        if !needles.iter().any(|needle| self.stderr().contains(needle)) {
+            self.fail(&format!("stderr should contain one of {needles:?}"));
+        }
+        self
+    }
+
+    /// What the process left: exit status, stdout and stderr as bytes.
+    pub fn output(&self) -> &Output {
+        &self.output
     }
 
     /// Stdout as UTF-8.

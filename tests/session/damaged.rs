@@ -30,7 +30,7 @@ fn one_bad_file_is_warned_about_and_channel_wide_commands_go_on() {
     ] {
         let out = env.run(args).output();
         let err = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(exit_of(&out), Some(Exit::Success), "{args:?}: {err}");
         assert!(
             err.contains("warning"),
             "{args:?} warns about what it skipped: {err}"
