@@ -836,8 +836,7 @@ impl Command {
 }
 
 /// The tasks of a `maintain` pass, in the order a pass runs them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Task {
     /// Move group conversations an earlier version kept under a bare key behind `#`
     Migrate,
@@ -858,18 +857,20 @@ pub enum Task {
 }
 
 impl Task {
-    /// Its name on the command line and in reports (`stm-expiry`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Task::Migrate => "migrate",
-            Task::StmExpiry => "stm-expiry",
-            Task::LogRotation => "log-rotation",
-            Task::Compact => "compact",
-            Task::Daily => "daily",
-            Task::Weekly => "weekly",
-            Task::Index => "index",
-            Task::Prune => "prune",
-        }
+    /// Its name on the command line and in reports (`stm-expiry`): the
+    /// value clap derives from the variant, the one definition.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .expect("no task is hidden")
+            .get_name()
+            .to_owned()
+    }
+}
+
+/// In `maintain --json`, a task is its name.
+impl serde::Serialize for Task {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
     }
 }
 

@@ -265,12 +265,8 @@ fn answer(turn: &Turn, parts: &context::Parts) -> anyhow::Result<Reply> {
     let message = &turn.message;
     let stored = stm::cap_reply(&reply.text, state.config.limits.max_reply_bytes);
     let mut answer = Message::reply_line(message, stored, now);
-    if let Some(usage) = &reply.usage {
-        answer.extra.insert("usage".into(), usage.clone());
-    }
-    if let Some(cost) = reply.cost_usd {
-        answer.extra.insert("costUsd".into(), Value::from(cost));
-    }
+    answer.usage = reply.usage.clone();
+    answer.cost_usd = reply.cost_usd;
     // The reply is paid for and the user waits for it: a failure to log it
     // is reported, but does not keep the reply from being printed.
     if let Err(e) = stm::append_answer(state, turn.key, turn.sender, message.ts, &answer) {

@@ -44,16 +44,42 @@ fn entry(now: DateTime<Utc>, reply: &Reply) -> Value {
     line
 }
 
-/// Record one maintenance call: `kind` is `compact`, `daily` or `weekly`.
+/// What a maintenance call was for: the `kind` of its ledger line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Compact,
+    Daily,
+    Weekly,
+}
+
+impl Kind {
+    /// As written in the ledger (and said in warnings): `compact`,
+    /// `daily`, `weekly`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Compact => "compact",
+            Kind::Daily => "daily",
+            Kind::Weekly => "weekly",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Record one maintenance call.
 pub fn record(
     state: &State,
-    kind: &str,
+    kind: Kind,
     user: &UserId,
     reply: &Reply,
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
     let mut line = entry(now, reply);
-    line["kind"] = Value::from(kind);
+    line["kind"] = Value::from(kind.as_str());
     line["user"] = Value::from(user.as_str());
     let bytes = serde_json::to_vec(&line)?;
     let _lock = lock(state)?;

@@ -210,7 +210,7 @@ pub fn compact_user(
         if let Some(c) = reply.cost_usd {
             *cost.get_or_insert(0.0) += c;
         }
-        if let Err(e) = ledger::record(state, "compact", user, &reply, now) {
+        if let Err(e) = ledger::record(state, ledger::Kind::Compact, user, &reply, now) {
             diag::warn(format!("could not record the cost of a compaction: {e:#}"));
         }
 
