@@ -674,6 +674,12 @@ fn second_round_cases() -> Vec<Case> {
         .stderr(&["line 1", "future", "nothing was imported"]),
         Case::new("65 KB message → ask", ask(&["--", &big]), 2).stderr(&["limits.maxMessageBytes"]),
         Case::new(
+            "empty --attach → ask",
+            ask(&["--attach", "", "--", "hi"]),
+            2,
+        )
+        .stderr(&["--attach", "needs a path"]),
+        Case::new(
             "--attach /dev/zero → ask",
             ask(&["--attach", "/dev/zero", "--", "hi"]),
             2,
