@@ -86,8 +86,8 @@ pub fn messages_of_day(
     user: &UserId,
     day: NaiveDate,
 ) -> anyhow::Result<Vec<Message>> {
-    let _lock = state.lock_user(user)?;
-    crate::memory::compaction::recover_locked(state, user)?;
+    let lock = state.lock_user(user)?;
+    crate::memory::compaction::recover_locked(state, &lock)?;
     let path = state.layout.archive_file(user, day);
     let read = archive::read_lines(&path)?;
     // A summary of half a day would never be redone: refuse, loudly.
