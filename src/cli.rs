@@ -11,7 +11,7 @@ use clap_complete::engine::ArgValueCandidates;
 use crate::completion as complete;
 
 use crate::layout::{ChannelName, ConversationKey, TopicSlug, UserId};
-use crate::memory::message::Role;
+use crate::memory::message::{Attachment, Role};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -316,6 +316,35 @@ fn non_blank(value: &str) -> Result<String, String> {
     Ok(value.to_owned())
 }
 
+/// `--attach PATH` or `PATH:NAME`. The type is guessed from the
+/// extension, as the seed's brokers tell images from other files (`ask`
+/// decides by the content).
+fn attachment(spec: &str) -> Result<Attachment, String> {
+    let (path, name) = match spec.rsplit_once(':') {
+        Some((path, name)) if !path.is_empty() && !name.is_empty() && !name.contains('/') => {
+            (path, Some(name.to_owned()))
+        }
+        _ => (spec, None),
+    };
+    if path.is_empty() {
+        return Err("--attach needs a path, as PATH or PATH:NAME".to_owned());
+    }
+    let extension = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let kind = match extension.as_deref() {
+        Some("png" | "jpg" | "jpeg" | "gif" | "webp" | "heic" | "bmp") => "image",
+        _ => "file",
+    };
+    Ok(Attachment {
+        kind: kind.to_owned(),
+        path: path.to_owned(),
+        name,
+        extra: Default::default(),
+    })
+}
+
 fn platform_name(value: &str) -> Result<String, String> {
     if value.trim().is_empty() {
         return Err(
@@ -350,8 +379,8 @@ pub struct MessageArgs {
     /// image (PNG, JPEG, GIF, WebP, by content) as an image, a small text file inline, and
     /// anything else for claude to Read from its own folder (caps: limits.attachmentBytes and
     /// limits.attachmentsPerMessage)
-    #[arg(long, value_name = "PATH[:NAME]")]
-    pub attach: Vec<String>,
+    #[arg(long, value_name = "PATH[:NAME]", value_parser = attachment)]
+    pub attach: Vec<Attachment>,
 
     /// Platform name stored in the line's `channel` field [default: --channel's NAME, else "unknown"]
     #[arg(long, value_name = "NAME", value_parser = platform_name)]
@@ -836,8 +865,7 @@ impl Command {
 }
 
 /// The tasks of a `maintain` pass, in the order a pass runs them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Task {
     /// Move group conversations an earlier version kept under a bare key behind `#`
     Migrate,
@@ -858,18 +886,20 @@ pub enum Task {
 }
 
 impl Task {
-    /// Its name on the command line and in reports (`stm-expiry`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Task::Migrate => "migrate",
-            Task::StmExpiry => "stm-expiry",
-            Task::LogRotation => "log-rotation",
-            Task::Compact => "compact",
-            Task::Daily => "daily",
-            Task::Weekly => "weekly",
-            Task::Index => "index",
-            Task::Prune => "prune",
-        }
+    /// Its name on the command line and in reports (`stm-expiry`): the
+    /// value clap derives from the variant, the one definition.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .expect("no task is hidden")
+            .get_name()
+            .to_owned()
+    }
+}
+
+/// In `maintain --json`, a task is its name.
+impl serde::Serialize for Task {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
     }
 }
 
@@ -950,6 +980,18 @@ mod tests {
                 serde_json::Value::from(task.name())
             );
         }
+    }
+
+    #[test]
+    fn attachments() {
+        let a = attachment("/tmp/x.PNG:photo").unwrap();
+        assert_eq!(
+            (a.kind.as_str(), a.path.as_str(), a.name.as_deref()),
+            ("image", "/tmp/x.PNG", Some("photo"))
+        );
+        let b = attachment("/tmp/report.pdf").unwrap();
+        assert_eq!((b.kind.as_str(), b.name), ("file", None));
+        assert!(attachment("").is_err());
     }
 
     #[test]

@@ -73,14 +73,19 @@ impl State {
     /// The exclusive lock over every file of one user. Held for
     /// milliseconds: never across an LLM call. Every change to a user's
     /// files takes it, so here the user's folders are checked for links
-    /// (nothing is written or removed through one).
-    pub fn lock_user(&self, user: &UserId) -> anyhow::Result<FileLock> {
+    /// (nothing is written or removed through one). The one place an
+    /// [`OwnerLock`] is made.
+    pub fn lock_user(&self, user: &UserId) -> anyhow::Result<OwnerLock> {
         crate::store::fs::refuse_linked_dirs(&self.layout.owned_dirs(user))?;
-        FileLock::acquire(
+        let file = FileLock::acquire(
             &self.layout.user_lock_file(user),
             self.config.lock_timeout(),
             &format!("user {user}"),
-        )
+        )?;
+        Ok(OwnerLock {
+            file,
+            owner: user.clone(),
+        })
     }
 
     /// The lock of a `maintain` pass, if no other pass holds it: one pass
@@ -89,12 +94,102 @@ impl State {
         FileLock::try_acquire(&self.layout.maintain_lock_file())
     }
 
-    /// The lock over `ltm/index.json`.
-    pub fn lock_index(&self) -> anyhow::Result<FileLock> {
+    /// The lock over `ltm/index.json` (and the topic notes it indexes).
+    pub fn lock_index(&self) -> anyhow::Result<IndexLock> {
         FileLock::acquire(
             &self.layout.index_lock_file(),
             self.config.lock_timeout(),
             "the LTM index",
         )
+        .map(|file| IndexLock { _file: file })
+    }
+}
+
+/// Proof that this process holds one owner's lock (a person's or a
+/// conversation's), and whose: what every `*_locked` function takes
+/// instead of the owner's id, so that calling one without the lock, or
+/// with another owner's lock, does not compile. Made only by
+/// [`State::lock_user`]; released when dropped.
+///
+/// An append without the lock does not compile:
+///
+/// ```compile_fail
+/// use claude_session::{layout::UserId, memory::stm, state::State};
+/// fn log(state: &State, user: &UserId) -> anyhow::Result<()> {
+///     stm::append_locked(state, user, &[])
+/// }
+/// ```
+///
+/// With it, it does:
+///
+/// ```
+/// use claude_session::{layout::UserId, memory::stm, state::State};
+/// fn log(state: &State, user: &UserId) -> anyhow::Result<()> {
+///     let lock = state.lock_user(user)?;
+///     stm::append_locked(state, &lock, &[])
+/// }
+/// ```
+#[derive(Debug)]
+pub struct OwnerLock {
+    file: FileLock,
+    owner: UserId,
+}
+
+impl OwnerLock {
+    /// Whose files this lock guards.
+    pub fn owner(&self) -> &UserId {
+        &self.owner
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &std::path::Path {
+        self.file.path()
+    }
+
+    /// Remove the lock file while holding it (erasing the owner).
+    pub fn remove(self) -> anyhow::Result<()> {
+        self.file.remove()
+    }
+}
+
+/// Proof that this process holds the lock of `ltm/index.json`: what the
+/// index's `*_locked` functions take. Made only by [`State::lock_index`].
+#[derive(Debug)]
+pub struct IndexLock {
+    _file: FileLock,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An owner's lock says whose it is, and excludes a second holder of
+    /// the same owner only.
+    #[test]
+    fn an_owner_lock_names_its_owner_and_excludes_that_owner_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sessions")).unwrap();
+        std::fs::write(
+            dir.path().join("sessions/config.json"),
+            r#"{"durability":{"lockTimeoutMs":50}}"#,
+        )
+        .unwrap();
+        let origin = EffectiveStateDir {
+            path: dir.path().to_owned(),
+            source: crate::state_dir::StateDirSource::Flag,
+        };
+        let state = State::open(origin, None).unwrap();
+        let u1 = UserId::new("U1").unwrap();
+        let lock = state.lock_user(&u1).unwrap();
+        assert_eq!(lock.owner(), &u1);
+        let other = state.lock_user(&UserId::new("U2").unwrap()).unwrap();
+        assert_eq!(other.owner().as_str(), "U2");
+        let err = state.lock_user(&u1).unwrap_err();
+        assert_eq!(
+            crate::error::exit_code_of(&err),
+            crate::error::Exit::LockTimeout
+        );
+        drop(lock);
+        assert_eq!(state.lock_user(&u1).unwrap().owner(), &u1);
     }
 }

@@ -669,6 +669,12 @@ fn second_round_cases() -> Vec<Case> {
         Case::new("65 KB message → ask", ask(&["--", &big]), Exit::Usage)
             .stderr(&["limits.maxMessageBytes"]),
         Case::new(
+            "empty --attach → ask",
+            ask(&["--attach", "", "--", "hi"]),
+            Exit::Usage,
+        )
+        .stderr(&["--attach", "needs a path"]),
+        Case::new(
             "--attach /dev/zero → ask",
             ask(&["--attach", "/dev/zero", "--", "hi"]),
             Exit::Usage,

@@ -155,6 +155,8 @@ const MESSAGE_FIELDS: &[&str] = &[
     "userName",
     "replyTo",
     "askedBy",
+    "usage",
+    "costUsd",
 ];
 const ATTACHMENT_FIELDS: &[&str] = &["type", "path", "name"];
 
@@ -189,6 +191,13 @@ fn message() -> impl Strategy<Value = Message> {
             proptest::option::of(text()),
             proptest::option::of(text()),
         ),
+        (
+            proptest::option::of(json_value()),
+            proptest::option::of(
+                (any::<i32>(), 0u32..6)
+                    .prop_map(|(n, scale)| f64::from(n) / 10f64.powi(scale as i32)),
+            ),
+        ),
         extra(MESSAGE_FIELDS),
     )
         .prop_map(
@@ -196,6 +205,7 @@ fn message() -> impl Strategy<Value = Message> {
                 (ts, role, text),
                 (msg_id, channel, attachments, thread_id, group_id),
                 (user_id, user_name, reply_to, asked_by),
+                (usage, cost_usd),
                 extra,
             )| {
                 Message {
@@ -211,6 +221,8 @@ fn message() -> impl Strategy<Value = Message> {
                     user_name,
                     reply_to,
                     asked_by,
+                    usage,
+                    cost_usd,
                     extra,
                 }
             },

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use crate::claude::SystemPromptMode;
 use crate::cli::{AskArgs, MessageArgs};
 use crate::error::usage;
-use crate::memory::message::{Attachment, DEFAULT_CHANNEL, Message, Role};
+use crate::memory::message::{DEFAULT_CHANNEL, Message, Role};
 use crate::state::State;
 
 /// The sender and conversation ids of a message to log: they become new
@@ -74,34 +74,6 @@ pub fn message_text(args: &MessageArgs, max_bytes: u64) -> anyhow::Result<String
     Ok(text)
 }
 
-/// `PATH` or `PATH:NAME`. The type is guessed from the extension, as the
-/// seed's brokers tell images from other files.
-pub fn parse_attachment(spec: &str) -> anyhow::Result<Attachment> {
-    let (path, name) = match spec.rsplit_once(':') {
-        Some((path, name)) if !path.is_empty() && !name.is_empty() && !name.contains('/') => {
-            (path, Some(name.to_owned()))
-        }
-        _ => (spec, None),
-    };
-    if path.is_empty() {
-        return Err(usage("--attach needs a path, as PATH or PATH:NAME"));
-    }
-    let extension = std::path::Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let kind = match extension.as_deref() {
-        Some("png" | "jpg" | "jpeg" | "gif" | "webp" | "heic" | "bmp") => "image",
-        _ => "file",
-    };
-    Ok(Attachment {
-        kind: kind.to_owned(),
-        path: path.to_owned(),
-        name,
-        extra: Default::default(),
-    })
-}
-
 /// `--display-name`, unless it is blank: a broker passing the platform's
 /// empty name gets no name written (rather than `display_name: ""`).
 pub fn display_name(args: &MessageArgs) -> Option<&str> {
@@ -135,12 +107,7 @@ pub fn build_message(
             .unwrap_or_else(|| DEFAULT_CHANNEL.to_owned()),
     );
     if !args.attach.is_empty() {
-        message.attachments = Some(
-            args.attach
-                .iter()
-                .map(|spec| parse_attachment(spec))
-                .collect::<anyhow::Result<_>>()?,
-        );
+        message.attachments = Some(args.attach.clone());
     }
     Ok(message)
 }
@@ -175,21 +142,4 @@ pub fn base_system_prompt(
         )
     });
     Ok((SystemPromptMode::Replace, Some(text)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn attachments() {
-        let a = parse_attachment("/tmp/x.PNG:photo").unwrap();
-        assert_eq!(
-            (a.kind.as_str(), a.path.as_str(), a.name.as_deref()),
-            ("image", "/tmp/x.PNG", Some("photo"))
-        );
-        let b = parse_attachment("/tmp/report.pdf").unwrap();
-        assert_eq!((b.kind.as_str(), b.name), ("file", None));
-        assert!(parse_attachment("").is_err());
-    }
 }

@@ -124,7 +124,7 @@ fn render(hit: &Hit, style: Style) -> String {
         _ => "topic".to_owned(),
     };
     let what = match hit.kind {
-        Kind::Message if hit.source == "archive" => "archived message".to_owned(),
+        Kind::Message if hit.source == search::Source::Archive => "archived message".to_owned(),
         Kind::Message => "message".to_owned(),
         Kind::Summary => format!("{} summary", hit.source),
         Kind::Profile => "profile".to_owned(),

@@ -10,7 +10,7 @@ use crate::layout::UserId;
 use crate::memory::compaction::archive_whole_log_locked;
 use crate::memory::message::is_believable;
 use crate::memory::stm;
-use crate::state::State;
+use crate::state::{OwnerLock, State};
 use crate::store::atomic::write_atomic;
 use crate::store::fs::{read_optional_text, remove_if_exists};
 
@@ -63,11 +63,11 @@ pub fn expire_user(
     user: &UserId,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<usize>> {
-    let _lock = state.lock_user(user)?;
+    let lock = state.lock_user(user)?;
     if !is_expired(state, user, now)? {
         return Ok(None);
     }
-    let moved = retire_stm_locked(state, user, now)?;
+    let moved = retire_stm_locked(state, &lock, now)?;
     Ok(Some(moved))
 }
 
@@ -75,8 +75,8 @@ pub fn expire_user(
 /// clear`), under the user lock: its messages move to the archive, as an
 /// expiry moves them. Returns the messages archived.
 pub fn clear_stm(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<usize> {
-    let _lock = state.lock_user(user)?;
-    retire_stm_locked(state, user, now)
+    let lock = state.lock_user(user)?;
+    retire_stm_locked(state, &lock, now)
 }
 
 /// Move a user's STM out of the way without losing it: the log goes to the
@@ -85,10 +85,11 @@ pub fn clear_stm(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Re
 /// Returns the number of messages archived.
 pub fn retire_stm_locked(
     state: &State,
-    user: &UserId,
+    lock: &OwnerLock,
     now: DateTime<Utc>,
 ) -> anyhow::Result<usize> {
-    let moved = archive_whole_log_locked(state, user)?;
+    let user = lock.owner();
+    let moved = archive_whole_log_locked(state, lock)?;
     let summary_path = state.layout.summary_file(user);
     if let Some(summary) = read_optional_text(&summary_path)? {
         let archived = state.layout.archived_summary_file(user, now.date_naive());

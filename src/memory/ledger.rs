@@ -20,13 +20,21 @@ use crate::store::jsonl::append_lines;
 use crate::store::lock::FileLock;
 use crate::store::tail::ReverseLines;
 
+/// Proof that this process holds the lock over every ledger file: what
+/// the functions that rewrite or move a ledger take.
+#[derive(Debug)]
+pub struct LedgerLock {
+    _file: FileLock,
+}
+
 /// The one lock over every ledger file.
-pub fn lock(state: &State) -> anyhow::Result<FileLock> {
+pub fn lock(state: &State) -> anyhow::Result<LedgerLock> {
     FileLock::acquire(
         &state.layout.ledger_lock_file(),
         state.config.lock_timeout(),
         "the cost ledger",
     )
+    .map(|file| LedgerLock { _file: file })
 }
 
 fn entry(now: DateTime<Utc>, reply: &Reply) -> Value {
@@ -44,16 +52,42 @@ fn entry(now: DateTime<Utc>, reply: &Reply) -> Value {
     line
 }
 
-/// Record one maintenance call: `kind` is `compact`, `daily` or `weekly`.
+/// What a maintenance call was for: the `kind` of its ledger line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Compact,
+    Daily,
+    Weekly,
+}
+
+impl Kind {
+    /// As written in the ledger (and said in warnings): `compact`,
+    /// `daily`, `weekly`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Compact => "compact",
+            Kind::Daily => "daily",
+            Kind::Weekly => "weekly",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Record one maintenance call.
 pub fn record(
     state: &State,
-    kind: &str,
+    kind: Kind,
     user: &UserId,
     reply: &Reply,
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
     let mut line = entry(now, reply);
-    line["kind"] = Value::from(kind);
+    line["kind"] = Value::from(kind.as_str());
     line["user"] = Value::from(user.as_str());
     let bytes = serde_json::to_vec(&line)?;
     let _lock = lock(state)?;
@@ -72,8 +106,8 @@ pub fn record_ask(
         return Ok(());
     }
     let bytes = serde_json::to_vec(&entry(now, reply))?;
-    let _lock = lock(state)?;
-    move_legacy(state, sender)?;
+    let lock = lock(state)?;
+    move_legacy(state, &lock, sender)?;
     append_lines(&state.layout.user_ledger_file(sender), &[&bytes], false)?;
     let month = now.format("%Y-%m").to_string();
     append_lines(&state.layout.channel_ledger_file(&month), &[&bytes], false)
@@ -91,8 +125,8 @@ pub fn keep_for_budgets_only(
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
     let path = state.layout.user_ledger_file(user);
-    let _lock = lock(state)?;
-    move_legacy(state, user)?;
+    let lock = lock(state)?;
+    move_legacy(state, &lock, user)?;
     let old = crate::store::fs::read_optional(&path)?.unwrap_or_default();
     let mut kept = serde_json::to_vec(&json!({"erasedAt": format_ts(&now)}))?;
     kept.push(b'\n');
@@ -121,9 +155,9 @@ pub fn keep_for_budgets_only(
 
 /// Move a sender's ledger from where earlier versions kept it (one flat
 /// folder for everyone, `costs/users/<user>.jsonl`) to its own folder.
-/// The caller holds the ledger lock. When both exist (never, short of a
-/// hand-made copy), the old one is left where it is.
-fn move_legacy(state: &State, user: &UserId) -> anyhow::Result<()> {
+/// Under the ledger lock. When both exist (never, short of a hand-made
+/// copy), the old one is left where it is.
+fn move_legacy(state: &State, _lock: &LedgerLock, user: &UserId) -> anyhow::Result<()> {
     use anyhow::Context as _;
     let legacy = state.layout.legacy_user_ledger_file(user);
     // The common case, one look-up: nothing left to move.
@@ -148,8 +182,8 @@ fn move_legacy(state: &State, user: &UserId) -> anyhow::Result<()> {
 /// something to move).
 fn open_user_ledger(state: &State, user: &UserId) -> anyhow::Result<Option<std::fs::File>> {
     if std::fs::symlink_metadata(state.layout.legacy_user_ledger_file(user)).is_ok() {
-        let _lock = lock(state)?;
-        move_legacy(state, user)?;
+        let lock = lock(state)?;
+        move_legacy(state, &lock, user)?;
     }
     open_read(&state.layout.user_ledger_file(user))
 }

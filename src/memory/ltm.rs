@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::layout::{INDEX_PATH_PREFIX, Layout, UserId};
 use crate::memory::message::{DEFAULT_CHANNEL, format_ts};
-use crate::state::State;
+use crate::state::{IndexLock, OwnerLock, State};
 use crate::store::atomic::write_atomic;
 use crate::store::frontmatter::Document;
 use crate::store::fs::read_optional_text;
@@ -37,11 +37,12 @@ pub fn skeleton_profile(
 /// the user lock. Returns whether it was created.
 pub fn ensure_profile_locked(
     state: &State,
-    user: &UserId,
+    lock: &OwnerLock,
     display_name: &str,
     channel: Option<&str>,
     now: DateTime<Utc>,
 ) -> anyhow::Result<bool> {
+    let user = lock.owner();
     let path = state.layout.profile_file(user);
     if read_optional_text(&path)?.is_some() {
         return Ok(false);
@@ -65,8 +66,8 @@ pub fn ensure_profile(
         return Ok(());
     }
     let created = {
-        let _lock = state.lock_user(user)?;
-        ensure_profile_locked(state, user, display_name, channel, now)?
+        let lock = state.lock_user(user)?;
+        ensure_profile_locked(state, &lock, display_name, channel, now)?
     };
     if created {
         index_profile(state, user)?;
@@ -123,10 +124,11 @@ const TOPICS: &str = "## Ongoing Topics";
 /// user lock. Returns the profile as written.
 pub fn merge_facts_locked(
     state: &State,
-    user: &UserId,
+    lock: &OwnerLock,
     facts: &ProfileFacts,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<Document>> {
+    let user = lock.owner();
     if facts.is_empty() {
         return Ok(None);
     }
@@ -446,14 +448,15 @@ pub fn markdown_names(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
 /// Replace (or with `None`, remove) the entry at `path` in the index,
 /// under the index lock.
 pub fn update_index(state: &State, path: &str, entry: Option<IndexEntry>) -> anyhow::Result<()> {
-    let _lock = state.lock_index()?;
-    update_index_locked(state, &[path], entry)
+    let lock = state.lock_index()?;
+    update_index_locked(state, &lock, &[path], entry)
 }
 
-/// Remove the entries at `paths` and add `entry`; the caller holds the
-/// index lock (topic notes are written under it too).
+/// Remove the entries at `paths` and add `entry`, under the index lock
+/// (topic notes are written under it too).
 pub fn update_index_locked(
     state: &State,
+    lock: &IndexLock,
     paths: &[&str],
     entry: Option<IndexEntry>,
 ) -> anyhow::Result<()> {
@@ -463,7 +466,7 @@ pub fn update_index_locked(
         index.entries.push(entry);
         index.entries.sort_by(|a, b| a.path.cmp(&b.path));
     }
-    write_index_locked(state, &index)
+    write_index_locked(state, lock, &index)
 }
 
 /// Refresh the index entry of one user's profile from its file.
@@ -478,7 +481,8 @@ pub fn index_profile(state: &State, user: &UserId) -> anyhow::Result<()> {
     update_index(state, &Layout::profile_index_key(user), entry)
 }
 
-pub fn write_index_locked(state: &State, index: &Index) -> anyhow::Result<()> {
+/// Write the whole index, under its lock.
+pub fn write_index_locked(state: &State, _lock: &IndexLock, index: &Index) -> anyhow::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(index)?;
     bytes.push(b'\n');
     write_atomic(&state.layout.index_file(), &bytes, state.fsync())
@@ -493,7 +497,7 @@ pub fn forget_topic(
     owner: Option<&UserId>,
 ) -> anyhow::Result<bool> {
     let path = state.layout.topic_file(slug);
-    let _lock = state.lock_index()?;
+    let lock = state.lock_index()?;
     let Some(text) = read_optional_text(&path)? else {
         return Ok(false);
     };
@@ -504,7 +508,7 @@ pub fn forget_topic(
         }
     }
     crate::store::fs::remove_if_exists(&path)?;
-    update_index_locked(state, &[&Layout::topic_index_key(slug)], None)?;
+    update_index_locked(state, &lock, &[&Layout::topic_index_key(slug)], None)?;
     Ok(true)
 }
 
@@ -696,18 +700,18 @@ pub fn set_topic(
     doc.set("updated", format_ts(&now));
     let path = state.layout.topic_file(slug);
     // Topic notes are shared: the LTM index lock guards them too.
-    let _lock = state.lock_index()?;
+    let lock = state.lock_index()?;
     write_atomic(&path, doc.render().as_bytes(), state.fsync())?;
     let entry = IndexEntry::for_topic(slug, &doc);
-    update_index_locked(state, &[&entry.path.clone()], Some(entry))?;
+    update_index_locked(state, &lock, &[&entry.path.clone()], Some(entry))?;
     Ok(path)
 }
 
 /// Rebuild `ltm/index.json` from the files. Returns how many entries it has.
 pub fn reindex(state: &State) -> anyhow::Result<usize> {
-    let _lock = state.lock_index()?;
+    let lock = state.lock_index()?;
     let index = build_index(state)?;
-    write_index_locked(state, &index)?;
+    write_index_locked(state, &lock, &index)?;
     Ok(index.entries.len())
 }
 

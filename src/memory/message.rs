@@ -66,6 +66,13 @@ pub struct Message {
     /// person takes the answer too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
+    /// On an assistant line: the tokens its call used, as claude reported
+    /// them (any JSON: claude's shape, not ours).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Value>,
+    /// On an assistant line: what its call cost, in US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Fields this version does not know (token usage, a newer tool's
     /// additions): kept so a rewrite never drops them.
     #[serde(flatten)]
@@ -87,6 +94,8 @@ impl Message {
             user_name: None,
             reply_to: None,
             asked_by: None,
+            usage: None,
+            cost_usd: None,
             extra: Map::new(),
         }
     }
@@ -252,6 +261,10 @@ struct StoredMessage {
     reply_to: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     asked_by: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    usage: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    cost_usd: Option<Value>,
     #[serde(flatten)]
     extra: Map<String, Value>,
 }
@@ -271,6 +284,17 @@ impl From<StoredMessage> for Message {
         let user_name = text_of("userName", stored.user_name);
         let reply_to = text_of("replyTo", stored.reply_to);
         let asked_by = text_of("askedBy", stored.asked_by);
+        // Only a number written with a fraction or exponent is the cost
+        // this tool writes (`0.5`); anything else (a hand-edited `0`, text)
+        // stays as it was, untouched by a rewrite.
+        let cost_usd = match stored.cost_usd {
+            Some(Value::Number(n)) if n.is_f64() => n.as_f64(),
+            Some(other) => {
+                extra.insert("costUsd".to_owned(), other);
+                None
+            }
+            None => None,
+        };
         Self {
             ts: stored.ts,
             role: stored.role,
@@ -284,6 +308,8 @@ impl From<StoredMessage> for Message {
             user_name,
             reply_to,
             asked_by,
+            usage: stored.usage,
+            cost_usd,
             extra,
         }
     }
@@ -348,6 +374,26 @@ mod tests {
 
     /// The typed fields keep the keys and the order of the lines an
     /// earlier version wrote with them in the untyped rest: byte for byte.
+    /// The cost this tool writes is read as a number; any other value
+    /// under `costUsd` (an integer a hand edit left, text) is kept as is.
+    #[test]
+    fn cost_is_typed_and_other_values_are_kept() {
+        let line = br#"{"ts":"2026-03-23T03:28:32.000Z","role":"assistant","text":"a","usage":{"input_tokens":1},"costUsd":0.25}"#;
+        let msg = Message::parse(line).unwrap();
+        assert_eq!(msg.cost_usd, Some(0.25));
+        assert_eq!(msg.usage, Some(serde_json::json!({"input_tokens": 1})));
+        assert!(msg.extra.is_empty());
+        assert_eq!(msg.to_line(), line.to_vec());
+        for odd in [r#"0"#, r#""free""#, "null"] {
+            let line = format!(
+                r#"{{"ts":"2026-03-23T03:28:32.000Z","role":"assistant","text":"a","costUsd":{odd}}}"#
+            );
+            let msg = Message::parse(line.as_bytes()).unwrap();
+            assert_eq!(msg.cost_usd, None, "{odd}");
+            assert_eq!(String::from_utf8(msg.to_line()).unwrap(), line);
+        }
+    }
+
     #[test]
     fn group_and_reply_lines_are_written_as_before() {
         let ts = parse_ts("2026-03-23T03:28:32Z").unwrap();
@@ -360,10 +406,8 @@ mod tests {
             r#"{"ts":"2026-03-23T03:28:32.000Z","role":"user","text":"hi","msgId":"m1","channel":"slack","groupId":"G1","userId":"U1","userName":"Alice"}"#
         );
         let mut answer = Message::reply_line(&question, "hello", ts);
-        answer
-            .extra
-            .insert("usage".into(), serde_json::json!({"output_tokens": 3}));
-        answer.extra.insert("costUsd".into(), Value::from(0.5));
+        answer.usage = Some(serde_json::json!({"output_tokens": 3}));
+        answer.cost_usd = Some(0.5);
         let line = String::from_utf8(answer.to_line()).unwrap();
         assert_eq!(
             line,

@@ -42,6 +42,46 @@ pub enum Kind {
     Topic,
 }
 
+/// Which file of its kind a hit is in: `stm` or `archive` for messages;
+/// `rolling`, `daily`, `weekly` for summaries; `profile`; `topic`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Stm,
+    Archive,
+    Rolling,
+    Daily,
+    Weekly,
+    Profile,
+    Topic,
+}
+
+impl Source {
+    /// Its name, as `--json` writes it and the text output says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Stm => "stm",
+            Source::Archive => "archive",
+            Source::Rolling => "rolling",
+            Source::Daily => "daily",
+            Source::Weekly => "weekly",
+            Source::Profile => "profile",
+            Source::Topic => "topic",
+        }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// A search, its words and its filters, already checked.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
@@ -82,8 +122,7 @@ pub struct Hit {
     /// The message's time; a summary's day end; a note's `updated` time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ts: Option<DateTime<Utc>>,
-    /// `stm` or `archive` for messages; `rolling`, `daily`, `weekly`.
-    pub source: &'static str,
+    pub source: Source,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
     /// Who spoke: the sender's id (a person's own user lines: the person).
@@ -111,7 +150,7 @@ pub struct Outcome {
 struct Target {
     path: PathBuf,
     kind: Kind,
-    source: &'static str,
+    source: Source,
     owner: Option<Owner>,
     /// For a message file of a conversation when `--user` is given: only
     /// lines this person sent, or the replies to them.
@@ -282,14 +321,14 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             push(
                 owner.messages_file(state),
                 Kind::Message,
-                "stm",
+                Source::Stm,
                 Some(owner),
                 about,
             );
             for day in summaries::archive_days_in(&owner.archive_dir(state))? {
                 if day_in_range(day, day, query) {
                     let path = state.layout.archive_file(&owner.key, day);
-                    push(path, Kind::Message, "archive", Some(owner), about);
+                    push(path, Kind::Message, Source::Archive, Some(owner), about);
                 }
             }
         }
@@ -300,13 +339,13 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             push(
                 owner.summary_file(state),
                 Kind::Summary,
-                "rolling",
+                Source::Rolling,
                 Some(owner),
                 None,
             );
             for (dir, source) in [
-                (owner.daily_dir(state), "daily"),
-                (owner.weekly_dir(state), "weekly"),
+                (owner.daily_dir(state), Source::Daily),
+                (owner.weekly_dir(state), Source::Weekly),
             ] {
                 for name in ltm::markdown_names(&dir)? {
                     if let Some((first, last)) = summary_days(&name)
@@ -325,7 +364,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             }
         }
         if profiles && let Some(path) = owner.profile_file(state) {
-            push(path, Kind::Profile, "profile", Some(owner), None);
+            push(path, Kind::Profile, Source::Profile, Some(owner), None);
         }
     }
     if topics {
@@ -334,7 +373,7 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             push(
                 Layout::markdown_file(&dir, &name),
                 Kind::Topic,
-                "topic",
+                Source::Topic,
                 None,
                 None,
             );
@@ -458,7 +497,7 @@ fn search_target(
     let failed = |e: std::io::Error| {
         anyhow::Error::new(e).context(format!("could not search {}", target.path.display()))
     };
-    if target.source == "archive" {
+    if target.source == Source::Archive {
         let Buffers { searcher, archive } = buffers;
         let reader = Buffers::archive_of(archive, file);
         scan(&mut *reader, matchers, searcher, &mut on_line).map_err(failed)?;
@@ -627,7 +666,7 @@ fn search_note(
 /// others their `updated`/`last_compacted` key, else the file's mtime.
 fn note_time(target: &Target, doc: &Document) -> Option<DateTime<Utc>> {
     let stem = target.path.file_stem()?.to_str()?;
-    if matches!(target.source, "daily" | "weekly")
+    if matches!(target.source, Source::Daily | Source::Weekly)
         && let Some((_, last)) = summary_days(stem)
     {
         return Some(last.and_hms_opt(23, 59, 59)?.and_utc());
@@ -731,7 +770,7 @@ mod tests {
             file: "f".into(),
             line: 1,
             ts: DateTime::from_timestamp(ts, 0),
-            source: "stm",
+            source: Source::Stm,
             role: None,
             speaker: None,
             speaker_name: None,

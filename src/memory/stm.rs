@@ -11,7 +11,7 @@ use std::fs::File;
 use crate::diag;
 use crate::layout::UserId;
 use crate::memory::message::{LineKeys, Message};
-use crate::state::State;
+use crate::state::{OwnerLock, State};
 use crate::store::frontmatter::Document;
 use crate::store::fs::open_read;
 use crate::store::jsonl::append_lines;
@@ -20,7 +20,8 @@ use crate::store::tail::ReverseLines;
 /// Append messages to the user's (or group's) log. The caller holds its
 /// lock. The groups their senders write in are recorded first, so no line
 /// of a person exists that an erase of that person cannot find.
-pub fn append_locked(state: &State, user: &UserId, messages: &[Message]) -> anyhow::Result<()> {
+pub fn append_locked(state: &State, lock: &OwnerLock, messages: &[Message]) -> anyhow::Result<()> {
+    let user = lock.owner();
     for message in messages {
         record_sender(state, message, user)?;
     }
@@ -30,7 +31,8 @@ pub fn append_locked(state: &State, user: &UserId, messages: &[Message]) -> anyh
 
 /// Append already-validated raw lines (imports keep their bytes), with
 /// their senders' memberships recorded first, as [`append_locked`].
-pub fn append_raw_locked(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+pub fn append_raw_locked(state: &State, lock: &OwnerLock, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+    let user = lock.owner();
     for line in lines {
         if let Ok(message) = Message::parse(line) {
             record_sender(state, &message, user)?;
@@ -333,10 +335,11 @@ const REDELIVERY_WINDOW_LINES: usize = 1000;
 /// lock.
 pub fn find_delivery(
     state: &State,
-    key: &UserId,
+    lock: &OwnerLock,
     msg_id: &str,
     ts: chrono::DateTime<chrono::Utc>,
 ) -> anyhow::Result<Delivery> {
+    let key = lock.owner();
     let mut delivery = Delivery::default();
     // The id as it appears in a line; lines without it are not parsed.
     let quoted = serde_json::to_string(msg_id)?;
@@ -504,15 +507,15 @@ pub fn take_in<T>(
     message: &Message,
     read: Option<impl FnOnce() -> anyhow::Result<T>>,
 ) -> anyhow::Result<Intake<T>> {
-    let _lock = state.lock_user(key)?;
+    let lock = state.lock_user(key)?;
     if let Some(id) = &message.msg_id {
-        let delivery = find_delivery(state, key, id, message.ts)?;
+        let delivery = find_delivery(state, &lock, id, message.ts)?;
         if delivery.logged {
             return Ok(Intake::Redelivery(Box::new(delivery)));
         }
     }
     let Some(read) = read else {
-        append_locked(state, key, std::slice::from_ref(message))?;
+        append_locked(state, &lock, std::slice::from_ref(message))?;
         return Ok(Intake::Logged {
             read: None,
             claim: None,
@@ -526,7 +529,7 @@ pub fn take_in<T>(
         None => None,
     };
     let read = read()?;
-    append_locked(state, key, std::slice::from_ref(message))?;
+    append_locked(state, &lock, std::slice::from_ref(message))?;
     Ok(Intake::Logged {
         read: Some(read),
         claim,
@@ -568,8 +571,8 @@ pub fn find_delivery_and<T>(
     ts: chrono::DateTime<chrono::Utc>,
     read: impl FnOnce() -> anyhow::Result<T>,
 ) -> anyhow::Result<(Delivery, T)> {
-    let _lock = state.lock_user(key)?;
-    let delivery = find_delivery(state, key, msg_id, ts)?;
+    let lock = state.lock_user(key)?;
+    let delivery = find_delivery(state, &lock, msg_id, ts)?;
     Ok((delivery, read()?))
 }
 
@@ -584,14 +587,14 @@ pub fn append_answer(
     asked_at: chrono::DateTime<chrono::Utc>,
     answer: &Message,
 ) -> anyhow::Result<bool> {
-    let _lock = state.lock_user(key)?;
+    let lock = state.lock_user(key)?;
     if crate::memory::ledger::erased_since(state, asker, asked_at)? {
         diag::warn(format!(
             "{asker} was erased while claude answered; the reply is not logged"
         ));
         return Ok(false);
     }
-    append_locked(state, key, std::slice::from_ref(answer))?;
+    append_locked(state, &lock, std::slice::from_ref(answer))?;
     Ok(true)
 }
 
@@ -601,22 +604,22 @@ pub fn append_answer(
 /// `replyTo`, has an answer logged). Returns whether it was a duplicate,
 /// and so not logged.
 pub fn append_once(state: &State, key: &UserId, message: &Message) -> anyhow::Result<bool> {
-    let _lock = state.lock_user(key)?;
+    let lock = state.lock_user(key)?;
     let duplicate = match (&message.msg_id, &message.reply_to) {
-        (Some(id), _) if find_delivery(state, key, id, message.ts)?.logged => true,
-        (_, Some(answered)) => find_delivery(state, key, answered, message.ts)?
+        (Some(id), _) if find_delivery(state, &lock, id, message.ts)?.logged => true,
+        (_, Some(answered)) => find_delivery(state, &lock, answered, message.ts)?
             .reply
             .is_some(),
         _ => false,
     };
     if !duplicate {
-        append_locked(state, key, std::slice::from_ref(message))?;
+        append_locked(state, &lock, std::slice::from_ref(message))?;
     }
     Ok(duplicate)
 }
 
 /// Append already-validated lines (`append --jsonl`) under the user's lock.
 pub fn import(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
-    let _lock = state.lock_user(user)?;
-    append_raw_locked(state, user, lines)
+    let lock = state.lock_user(user)?;
+    append_raw_locked(state, &lock, lines)
 }

@@ -86,8 +86,8 @@ pub fn messages_of_day(
     user: &UserId,
     day: NaiveDate,
 ) -> anyhow::Result<Vec<Message>> {
-    let _lock = state.lock_user(user)?;
-    crate::memory::compaction::recover_locked(state, user)?;
+    let lock = state.lock_user(user)?;
+    crate::memory::compaction::recover_locked(state, &lock)?;
     let path = state.layout.archive_file(user, day);
     let read = archive::read_lines(&path)?;
     // A summary of half a day would never be redone: refuse, loudly.
@@ -153,7 +153,7 @@ pub fn write_daily(
         doc.set("last_message", format_ts(&last.ts));
     }
     let target = Target {
-        kind: "daily",
+        kind: ledger::Kind::Daily,
         instructions: prompts::DAILY_INSTRUCTIONS,
         path: state.layout.daily_file(user, day),
     };
@@ -162,7 +162,7 @@ pub fn write_daily(
 
 /// What one summary call is for and where its answer goes.
 struct Target {
-    kind: &'static str,
+    kind: ledger::Kind,
     instructions: &'static str,
     path: std::path::PathBuf,
 }
@@ -286,7 +286,7 @@ pub fn write_weekly(
     doc.set("week", week.to_string());
     doc.set("daily_summaries", parts.len() as u64);
     let target = Target {
-        kind: "weekly",
+        kind: ledger::Kind::Weekly,
         instructions: prompts::WEEKLY_INSTRUCTIONS,
         path: state.layout.weekly_file(user, week.year, week.week),
     };

@@ -19,7 +19,6 @@
 //! files) and how a reply is printed; `commands::ask` does both.
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
 use crate::claude::{Claude, Reply, Request, Sandbox, SystemPromptMode, UserInput};
 use crate::config::CompactionMode;
@@ -198,12 +197,8 @@ impl Turn<'_> {
         let message = &self.message;
         let stored = stm::cap_reply(&reply.text, state.config.limits.max_reply_bytes);
         let mut answer = Message::reply_line(message, stored, now);
-        if let Some(usage) = &reply.usage {
-            answer.extra.insert("usage".into(), usage.clone());
-        }
-        if let Some(cost) = reply.cost_usd {
-            answer.extra.insert("costUsd".into(), Value::from(cost));
-        }
+        answer.usage = reply.usage.clone();
+        answer.cost_usd = reply.cost_usd;
         // The reply is paid for and the user waits for it: a failure to log
         // it is reported, but does not keep the reply from being shown.
         if let Err(e) = stm::append_answer(state, self.key, self.sender, message.ts, &answer) {

@@ -260,7 +260,7 @@ fn stm_expiry(
     report: &mut TaskReport,
 ) -> anyhow::Result<()> {
     let users = stm::users(state)?;
-    let progress = Progress::new("stm-expiry", users.len());
+    let progress = Progress::new(&Task::StmExpiry.name(), users.len());
     for user in users {
         progress.step();
         let result = (|| -> anyhow::Result<()> {
@@ -528,7 +528,7 @@ fn recall_index(
         }
         return Ok(());
     }
-    let progress = Progress::new("index", due.iter().map(|(_, d)| d).sum());
+    let progress = Progress::new(&Task::Index.name(), due.iter().map(|(_, d)| d).sum());
     for (key, _) in due {
         match indexing::update(state, &key, today, false, &mut |_| progress.step()) {
             Ok(updated) => {

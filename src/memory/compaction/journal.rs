@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::diag;
 use crate::layout::UserId;
 use crate::memory::message::Message;
-use crate::state::State;
+use crate::state::{OwnerLock, State};
 use crate::store::archive;
 use crate::store::atomic::write_atomic;
 use crate::store::fs::{read_optional, remove_if_exists};
@@ -90,7 +90,8 @@ pub(super) fn write_journal(state: &State, user: &UserId, journal: &Journal) -> 
 /// the user lock. Whatever rewrites the log or writes the archive calls
 /// this first (compaction, expiry, clear, export, daily summaries); a plain
 /// append needs not: the journal's prefix check covers lines added after.
-pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
+pub fn recover_locked(state: &State, lock: &OwnerLock) -> anyhow::Result<()> {
+    let user = lock.owner();
     let path = state.layout.compaction_journal_file(user);
     let Some(bytes) = read_optional(&path)? else {
         return Ok(());
@@ -98,7 +99,7 @@ pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
     match serde_json::from_slice::<Journal>(&bytes) {
         Ok(journal) => {
             diag::info(format!("finishing an interrupted compaction of {user}"));
-            apply_journal_locked(state, user, &journal).map(|_| ())
+            apply_journal_locked(state, lock, &journal).map(|_| ())
         }
         Err(e) => {
             // Written atomically, so never torn: this is a hand edit or
@@ -118,9 +119,10 @@ pub fn recover_locked(state: &State, user: &UserId) -> anyhow::Result<()> {
 /// messages left in the log.
 pub(super) fn apply_journal_locked(
     state: &State,
-    user: &UserId,
+    lock: &OwnerLock,
     journal: &Journal,
 ) -> anyhow::Result<usize> {
+    let user = lock.owner();
     let messages_path = state.layout.messages_file(user);
     let log = read_optional(&messages_path)?.unwrap_or_default();
     let prefix = log.get(..journal.prefix_len);

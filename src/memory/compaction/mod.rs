@@ -34,7 +34,7 @@ use crate::diag;
 use crate::layout::UserId;
 use crate::memory::ltm::{self, IndexEntry, ProfileFacts};
 use crate::memory::{ledger, stm};
-use crate::state::State;
+use crate::state::{OwnerLock, State};
 use crate::store::fs::{read_optional, remove_if_exists};
 use crate::store::lock::FileLock;
 
@@ -195,12 +195,12 @@ pub fn compact_user(
             break;
         }
         let plan = {
-            let _lock = state.lock_user(user)?;
+            let lock = state.lock_user(user)?;
             // A dry run changes nothing, not even a leftover journal.
             if !options.dry_run {
-                recover_locked(state, user)?;
+                recover_locked(state, &lock)?;
             }
-            plan_locked(state, user, options.force, at_most)?
+            plan_locked(state, &lock, options.force, at_most)?
         };
         let plan = match plan {
             Planned::Nothing { messages } if calls == 0 => {
@@ -252,12 +252,12 @@ pub fn compact_user(
         if let Some(c) = reply.cost_usd {
             *cost.get_or_insert(0.0) += c;
         }
-        if let Err(e) = ledger::record(state, "compact", user, &reply, now) {
+        if let Err(e) = ledger::record(state, ledger::Kind::Compact, user, &reply, now) {
             diag::warn(format!("could not record the cost of a compaction: {e:#}"));
         }
 
         {
-            let _lock = state.lock_user(user)?;
+            let lock = state.lock_user(user)?;
             if !prefix_unchanged(state, user, &plan.prefix)? {
                 return Ok(Outcome::Changed);
             }
@@ -270,7 +270,7 @@ pub fn compact_user(
                 Some(summary.render()),
             )?;
             write_journal(state, user, &journal)?;
-            kept = apply_journal_locked(state, user, &journal)?;
+            kept = apply_journal_locked(state, &lock, &journal)?;
         }
         if state.config.ltm.auto_profile {
             for (person, facts) in facts_by_user(user, &plan, answer) {
@@ -293,7 +293,7 @@ pub fn compact_user(
 /// broken hand edit) is warned about, not a failure.
 fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: DateTime<Utc>) {
     let result = (|| -> anyhow::Result<()> {
-        let _lock = state.lock_user(person)?;
+        let lock = state.lock_user(person)?;
         // A person erased while this compaction ran has no profile, no
         // STM and no group record left: do not bring them back.
         let layout = &state.layout;
@@ -306,7 +306,7 @@ fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: Date
         // The index entry is written under the person's lock too (user lock,
         // then index lock, as erase takes them): two compactions merging
         // into one person cannot leave the older profile's tags indexed.
-        if let Some(doc) = ltm::merge_facts_locked(state, person, facts, now)? {
+        if let Some(doc) = ltm::merge_facts_locked(state, &lock, facts, now)? {
             let entry = IndexEntry::for_user(person, &doc);
             ltm::update_index(state, &entry.path.clone(), Some(entry))?;
         }
@@ -320,8 +320,9 @@ fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: Date
 /// Move the whole log into the archive and remove it (STM expiry). The
 /// caller holds the user lock. Journalled like a compaction, so a kill
 /// never archives a line twice. Returns the number of messages moved.
-pub fn archive_whole_log_locked(state: &State, user: &UserId) -> anyhow::Result<usize> {
-    recover_locked(state, user)?;
+pub fn archive_whole_log_locked(state: &State, lock: &OwnerLock) -> anyhow::Result<usize> {
+    let user = lock.owner();
+    recover_locked(state, lock)?;
     let path = state.layout.messages_file(user);
     let Some(log) = read_optional(&path)? else {
         return Ok(0);
@@ -329,7 +330,7 @@ pub fn archive_whole_log_locked(state: &State, user: &UserId) -> anyhow::Result<
     let (lines, messages) = plan::archive_days(&log, &path, state.clock.now().date_naive());
     let journal = Journal::new(state, user, &log, &lines, None)?;
     write_journal(state, user, &journal)?;
-    apply_journal_locked(state, user, &journal)?;
+    apply_journal_locked(state, lock, &journal)?;
     remove_if_exists(&path)?;
     Ok(messages.len())
 }

@@ -8,7 +8,7 @@ use crate::diag;
 use crate::layout::UserId;
 use crate::memory::message::Message;
 use crate::memory::stm;
-use crate::state::State;
+use crate::state::{OwnerLock, State};
 use crate::store::frontmatter::Document;
 use crate::store::fs::open_read;
 use crate::store::lines;
@@ -42,10 +42,11 @@ pub(super) struct Plan {
 /// user lock.
 pub(super) fn plan_locked(
     state: &State,
-    user: &UserId,
+    lock: &OwnerLock,
     force: bool,
     at_most: Option<usize>,
 ) -> anyhow::Result<Planned> {
+    let user = lock.owner();
     let path = state.layout.messages_file(user);
     let Some(file) = open_read(&path)? else {
         return Ok(Planned::Nothing { messages: 0 });

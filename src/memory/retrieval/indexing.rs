@@ -17,7 +17,7 @@ use super::index::{self, DaySource, Identity, Segment};
 use super::tokenize::{self, Tokenizer};
 use crate::layout::UserId;
 use crate::memory::summaries;
-use crate::state::State;
+use crate::state::{OwnerLock, State};
 use crate::store::fs::remove_if_exists;
 
 /// What one update did.
@@ -220,7 +220,8 @@ fn read_day(state: &State, key: &UserId, day: NaiveDate) -> anyhow::Result<Optio
 /// Remove every segment of `key` that covers `day`, whose archive was just
 /// rewritten without some lines (erase, delete): a stale segment is never
 /// used, but it must not keep what was erased. The caller holds the lock.
-pub fn forget_day_locked(state: &State, key: &UserId, day: NaiveDate) -> anyhow::Result<()> {
+pub fn forget_day_locked(state: &State, lock: &OwnerLock, day: NaiveDate) -> anyhow::Result<()> {
+    let key = lock.owner();
     let dir = state.layout.recall_index_dir(key);
     for name in crate::store::fs::file_names(&dir)? {
         if !name.ends_with(index::SUFFIX) {

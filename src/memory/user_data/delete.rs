@@ -45,10 +45,10 @@ pub fn delete_message(
     msg_id: &str,
 ) -> anyhow::Result<Deleted> {
     let in_conversation = owner != sender;
-    let _lock = state.lock_user(owner)?;
+    let lock = state.lock_user(owner)?;
     // A compaction killed midway is finished first: its journal may hold
     // the very line.
-    compaction::recover_locked(state, owner)?;
+    compaction::recover_locked(state, &lock)?;
     let mut deleted = Deleted::default();
     let target = |m: &Message| {
         m.role == Role::User
@@ -96,7 +96,7 @@ pub fn delete_message(
             .collect();
         archive::rewrite(&path, &kept, state.fsync())?;
         // The index of that day holds the deleted line's text.
-        crate::memory::retrieval::indexing::forget_day_locked(state, owner, day)?;
+        crate::memory::retrieval::indexing::forget_day_locked(state, &lock, day)?;
         deleted.files.push(path);
     }
     Ok(deleted)

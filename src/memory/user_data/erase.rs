@@ -50,7 +50,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     }
     let owned = owned_topics(state, user)?;
     {
-        let _index = state.lock_index()?;
+        let index = state.lock_index()?;
         for slug in &owned {
             let path = state.layout.topic_file(slug);
             if remove_if_exists(&path)? {
@@ -61,7 +61,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
             let mut paths = vec![Layout::profile_index_key(user)];
             paths.extend(owned.iter().map(Layout::topic_index_key));
             let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-            ltm::update_index_locked(state, &paths, None)?;
+            ltm::update_index_locked(state, &index, &paths, None)?;
         }
     }
     forget_in_ledger(state, user)?;
@@ -157,8 +157,8 @@ pub fn rebuild_memberships(state: &State) -> anyhow::Result<usize> {
 /// a group's log and archives. The group's summary is the LLM's prose and
 /// is left as it is.
 fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Result<Vec<PathBuf>> {
-    let _lock = state.lock_user(group)?;
-    compaction::recover_locked(state, group)?;
+    let lock = state.lock_user(group)?;
+    compaction::recover_locked(state, &lock)?;
     let about_user = |line: &[u8]| is_about(line, user);
     let mut changed = Vec::new();
     let log = state.layout.messages_file(group);
@@ -185,7 +185,7 @@ fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Res
         if kept.len() != read.lines.len() {
             archive::rewrite(&path, &kept, state.fsync())?;
             // The index of that day holds the erased lines' text.
-            crate::memory::retrieval::indexing::forget_day_locked(state, group, day)?;
+            crate::memory::retrieval::indexing::forget_day_locked(state, &lock, day)?;
             changed.push(path);
         }
     }

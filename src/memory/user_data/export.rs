@@ -19,8 +19,8 @@ use crate::store::tree::copy_tree;
 /// Copy everything of a user into `out`, in the sessions layout (so the
 /// folder can be dropped into another state dir as it is).
 pub fn export_dir(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
-    let _lock = state.lock_user(user)?;
-    compaction::recover_locked(state, user)?;
+    let lock = state.lock_user(user)?;
+    compaction::recover_locked(state, &lock)?;
     let sessions = state.layout.sessions_dir();
     let mut copied = 0;
     for path in data_paths(state, user) {
@@ -44,8 +44,8 @@ fn raw_stm_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {
 /// One JSON document: profile, summary, summaries, and every message from
 /// the archives and STM, in order, as stored (unknown fields included).
 pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<Value> {
-    let _lock = state.lock_user(user)?;
-    compaction::recover_locked(state, user)?;
+    let lock = state.lock_user(user)?;
+    compaction::recover_locked(state, &lock)?;
     let mut messages: Vec<Value> = Vec::new();
     for line in archived_lines(state, user)?
         .into_iter()
