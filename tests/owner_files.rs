@@ -280,3 +280,25 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
         "{log}"
     );
 }
+
+/// The compaction lock's folder is refused as a link, as every other
+/// folder of an owner is: an erase removed `.locks/compact/<user>.lock`
+/// through a linked `.locks/compact/`, wherever the link pointed.
+#[test]
+fn an_erase_removes_nothing_through_a_linked_compaction_lock_folder() {
+    let env = TestEnv::new();
+    env.append(&["--user", PERSON], "hello");
+    let elsewhere = env.dir.path().join("elsewhere");
+    write_file(&elsewhere.join("U1.lock"), b"not the tool's to touch\n");
+    let link = env.sessions_dir().join(".locks/compact");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    env.run(["session", "clear", "--user", PERSON, "--all", "--yes"])
+        .fails(Exit::State)
+        .stderr_has("symbolic link");
+    assert!(
+        elsewhere.join("U1.lock").exists(),
+        "removed through the link"
+    );
+    assert!(env.messages_path(PERSON).exists(), "nothing erased");
+}

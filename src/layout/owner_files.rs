@@ -431,11 +431,6 @@ impl Layout {
             }
         };
         for entry in entries_of(user) {
-            // The compaction lock's folder was never in this list (an
-            // erase removes the lock file; see the registry test).
-            if entry.class == Class::Lock {
-                continue;
-            }
             let Some(path) = entry.path(self, user) else {
                 continue;
             };
@@ -463,7 +458,7 @@ mod tests {
     use super::*;
     use crate::layout::ConversationKey;
 
-    /// The folders today's erase and lock refuse as links, every one.
+    /// The folders an erase and the user lock refuse as links, every one.
     #[test]
     fn owned_dirs_are_the_folders_of_every_entry() {
         let layout = Layout::new("/s");
@@ -493,11 +488,12 @@ mod tests {
             "costs/per-user/U1",
             "costs/users",
             ".locks",
+            ".locks/compact",
             ".locks/users",
         ] {
             assert!(owned.contains(&s(want)), "{want}: {owned:?}");
         }
-        assert_eq!(owned.len(), 23, "{owned:?}");
+        assert_eq!(owned.len(), 24, "{owned:?}");
         assert!(
             owned
                 .iter()
