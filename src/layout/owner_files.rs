@@ -430,7 +430,10 @@ impl Layout {
                 dirs.push(dir);
             }
         };
-        for entry in entries_of(user) {
+        // Every entry, whatever the owner's kind: a conversation's lock
+        // also guards the folders a person's entries use (a sender's
+        // membership record is written beside a group line).
+        for entry in ENTRIES {
             let Some(path) = entry.path(self, user) else {
                 continue;
             };
@@ -494,6 +497,15 @@ mod tests {
             assert!(owned.contains(&s(want)), "{want}: {owned:?}");
         }
         assert_eq!(owned.len(), 24, "{owned:?}");
+        // The same folders for a conversation's key.
+        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let of_g: Vec<String> = layout
+            .owned_dirs(&g)
+            .iter()
+            .map(|d| d.display().to_string().replace("#G1", "U1"))
+            .collect();
+        let of_u: Vec<String> = owned.iter().map(|d| d.display().to_string()).collect();
+        assert_eq!(of_g, of_u);
         assert!(
             owned
                 .iter()
