@@ -16,8 +16,9 @@
 //! (A conversation's numbers count its content only: see
 //! [`OwnerFile::counted_for`].) Migration moves a conversation's entries
 //! that are not locks, the short-term folder last ([`OwnerFile::migrates`]).
-//! Erase, export, stats, migration, expiry and search take their paths from
-//! here, so a file added to an owner is added once, in [`ENTRIES`], and
+//! Erase, export, `has_data`, the numbers, migration, the folders refused
+//! as links and search's targets (a `match` on [`Id`]) read it, so a file
+//! added to an owner is added once, in [`ENTRIES`], and
 //! `tests/owner_files.rs` fails for any file of an owner found on disk that
 //! no entry names.
 //!
@@ -84,9 +85,29 @@ pub enum Holds {
     Folder(fn(&Path) -> bool),
 }
 
+/// Which entry: a `match` on it (search's, for one) must say what it
+/// does with an entry added later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Id {
+    Stm,
+    Profile,
+    Summaries,
+    Archive,
+    Exports,
+    Journal,
+    CompactionLock,
+    Memberships,
+    MembershipRecords,
+    RecallIndex,
+    Ledger,
+    LegacyLedger,
+    OwnerLock,
+}
+
 /// One kind of file or folder of an owner.
 #[derive(Clone, Copy)]
 pub struct OwnerFile {
+    pub id: Id,
     /// What it is called in messages and tests.
     pub name: &'static str,
     pub class: Class,
@@ -167,6 +188,7 @@ fn in_ledger(relative: &Path) -> bool {
 /// last) and an export copies them.
 pub const ENTRIES: &[OwnerFile] = &[
     OwnerFile {
+        id: Id::Stm,
         name: "short-term memory (stm/<owner>/: log, rolling summary)",
         class: Class::Content,
         whose: Whose::Both,
@@ -176,6 +198,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: true,
     },
     OwnerFile {
+        id: Id::Profile,
         name: "profile (ltm/users/<person>.md)",
         class: Class::Content,
         whose: Whose::Person,
@@ -185,6 +208,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Summaries,
         name: "tiered summaries (summaries/<owner>/daily, weekly)",
         class: Class::Content,
         whose: Whose::Both,
@@ -194,6 +218,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Archive,
         name: "archive (archive/<owner>/: rotated logs, archived summaries)",
         class: Class::Content,
         whose: Whose::Both,
@@ -203,6 +228,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Exports,
         name: "in-chat exports (exports/<person>/)",
         class: Class::Record,
         whose: Whose::Person,
@@ -212,6 +238,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Journal,
         name: "compaction journal (.journal/<owner>.json)",
         class: Class::Record,
         whose: Whose::Both,
@@ -221,6 +248,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::CompactionLock,
         name: "compaction lock (.locks/compact/<owner>.lock)",
         class: Class::Lock,
         whose: Whose::Both,
@@ -230,6 +258,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Memberships,
         name: "memberships (memberships/<person>/: the groups they wrote in)",
         class: Class::Pointer,
         whose: Whose::Person,
@@ -239,6 +268,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::MembershipRecords,
         name: "membership records naming a conversation (memberships/<person>/<conversation>)",
         class: Class::Pointer,
         whose: Whose::Conversation,
@@ -248,6 +278,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::RecallIndex,
         name: "recall index (.recall/<owner>/)",
         class: Class::Derived,
         whose: Whose::Both,
@@ -257,6 +288,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Ledger,
         name: "cost ledger (costs/per-user/<person>/asks.jsonl)",
         class: Class::Ledger,
         whose: Whose::Person,
@@ -266,6 +298,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::LegacyLedger,
         name: "cost ledger of earlier versions (costs/users/<person>.jsonl)",
         class: Class::Ledger,
         whose: Whose::Person,
@@ -275,6 +308,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::OwnerLock,
         name: "owner lock (.locks/users/<owner>.lock)",
         class: Class::OwnerLock,
         whose: Whose::Both,
