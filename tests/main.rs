@@ -27,6 +27,7 @@ mod generated;
 mod ids;
 mod maintain;
 mod operators;
+mod owner_files;
 mod properties;
 mod readme;
 mod real_attachments;

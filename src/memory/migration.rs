@@ -15,7 +15,9 @@
 //! user wrote into it through the old shared namespace; a folder with a
 //! profile (`ltm/users/<key>.md`) is a person's too.
 //!
-//! Every step is one `rename` within its parent (atomic), the log last: a
+//! What moves is what [`crate::layout::owner_files`] says a conversation
+//! has (but its locks). Every step is one `rename` within its parent
+//! (atomic), the log last: a
 //! move killed midway leaves the log where it was, so the next touch sees
 //! the same conversation and finishes the move. A name present on both
 //! sides (a run of this version wrote it meanwhile) is left where it is,
@@ -26,6 +28,7 @@ use std::path::Path;
 use anyhow::Context as _;
 
 use crate::diag;
+use crate::layout::owner_files::{self, Class, OwnerFile, Rule};
 use crate::layout::{ConversationKey, UserId};
 use crate::memory::message::Message;
 use crate::memory::user_data;
@@ -54,17 +57,15 @@ pub fn conversation_for_reading(state: &State, key: &ConversationKey) -> anyhow:
     Ok(UserId::conversation(key))
 }
 
+/// Whether anything but derived data (which says nothing of its own) of
+/// the registry's moved entries is under the bare key.
 fn legacy_exists(state: &State, key: &ConversationKey) -> bool {
     let legacy = key.legacy_folder();
-    let layout = &state.layout;
-    [
-        layout.stm_dir(&legacy),
-        layout.archive_dir(&legacy),
-        layout.summaries_dir(&legacy),
-        layout.compaction_journal_file(&legacy),
-    ]
-    .iter()
-    .any(|path| path.symlink_metadata().is_ok())
+    let memory = UserId::conversation(key);
+    owner_files::entries_of(&memory)
+        .filter(|entry| entry.migrates() && entry.class != Class::Derived)
+        .filter_map(|entry| entry.path(&state.layout, &legacy))
+        .any(|path| path.symlink_metadata().is_ok())
 }
 
 /// Move conversation `key`'s data of the previous layout, if it has any.
@@ -82,36 +83,28 @@ pub fn migrate(state: &State, key: &ConversationKey) -> anyhow::Result<bool> {
     let layout = &state.layout;
     let fsync = state.fsync();
     let mut moved = false;
-    moved |= move_entry(
-        &layout.archive_dir(&legacy),
-        &layout.archive_dir(&memory),
-        fsync,
-    )?;
-    moved |= move_entry(
-        &layout.summaries_dir(&legacy),
-        &layout.summaries_dir(&memory),
-        fsync,
-    )?;
-    // Derived, but kept: the archives keep their identity when moved.
-    moved |= move_entry(
-        &layout.recall_index_dir(&legacy),
-        &layout.recall_index_dir(&memory),
-        fsync,
-    )?;
-    moved |= move_entry(
-        &layout.compaction_journal_file(&legacy),
-        &layout.compaction_journal_file(&memory),
-        fsync,
-    )?;
-    for sender in members(state, &legacy)? {
-        moved |= move_entry(
-            &layout.membership_file(&sender, &legacy),
-            &layout.membership_file(&sender, &memory),
-            fsync,
-        )?;
+    // What the registry says a conversation has (but its locks), the
+    // short-term folder last: it is what marks the folder as a
+    // conversation to move.
+    let (last, first): (Vec<&OwnerFile>, Vec<&OwnerFile>) = owner_files::entries_of(&memory)
+        .filter(|entry| entry.migrates())
+        .partition(|entry| entry.migrated_last());
+    for entry in first.into_iter().chain(last) {
+        match entry.rule {
+            Rule::Own(path) => {
+                moved |= move_entry(&path(layout, &legacy), &path(layout, &memory), fsync)?;
+            }
+            Rule::InEveryMember => {
+                for sender in members(state, &legacy)? {
+                    moved |= move_entry(
+                        &layout.membership_file(&sender, &legacy),
+                        &layout.membership_file(&sender, &memory),
+                        fsync,
+                    )?;
+                }
+            }
+        }
     }
-    // Last: the log is what marks the folder as a conversation to move.
-    moved |= move_entry(&layout.stm_dir(&legacy), &layout.stm_dir(&memory), fsync)?;
     if moved {
         diag::info(format!(
             "moved conversation {key} to its own folders (#{key}); \

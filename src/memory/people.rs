@@ -178,14 +178,7 @@ pub fn conversations(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<Co
         if let Some(doc) = stm::summary(state, &owner.key)? {
             stats.compacted = doc.get_u64("messages_compacted").unwrap_or(0);
         }
-        stats.bytes = [
-            state.layout.stm_dir(&owner.key),
-            state.layout.archive_dir(&owner.key),
-            state.layout.summaries_dir(&owner.key),
-        ]
-        .iter()
-        .map(|p| user_data::disk_usage(p))
-        .sum();
+        stats.bytes = user_data::owned_bytes(state, &owner.key);
         stats.spend = reply_spend(state, &owner, now)?;
         rows.push(stats);
     }

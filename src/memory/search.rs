@@ -24,6 +24,7 @@ use grep_searcher::{Searcher, SearcherBuilder, sinks};
 use serde::{Deserialize, Serialize};
 
 use crate::error::usage;
+use crate::layout::owner_files::{self, Id};
 use crate::layout::{Layout, UserId};
 use crate::memory::message::{Role, parse_ts};
 use crate::memory::owners::{self, Owner, OwnerKind};
@@ -271,13 +272,22 @@ impl Matchers {
 
 // --- which files ----------------------------------------------------------------
 
+/// Which kinds of file a query reads.
+struct Wanted {
+    messages: bool,
+    summaries: bool,
+    profiles: bool,
+}
+
 fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
     let wants = |kind| query.kinds.is_empty() || query.kinds.contains(&kind);
     // A role or tags only exist on messages or on notes respectively.
-    let messages = wants(Kind::Message) && query.tags.is_empty();
     let prose = query.role.is_none();
-    let summaries = wants(Kind::Summary) && prose && query.tags.is_empty();
-    let profiles = wants(Kind::Profile) && prose && query.conversation.is_none();
+    let wanted = Wanted {
+        messages: wants(Kind::Message) && query.tags.is_empty(),
+        summaries: wants(Kind::Summary) && prose && query.tags.is_empty(),
+        profiles: wants(Kind::Profile) && prose && query.conversation.is_none(),
+    };
     let topics =
         wants(Kind::Topic) && prose && query.conversation.is_none() && query.within.is_none();
     let all = match &query.within {
@@ -286,20 +296,6 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
     };
     known_conversation(&all, query.conversation.as_ref())?;
     let mut out = Vec::new();
-    let mut push = |path: PathBuf, kind, source, owner: Option<&Owner>, about: Option<&UserId>| {
-        if let Ok(meta) = std::fs::metadata(&path)
-            && meta.is_file()
-        {
-            out.push(Target {
-                path,
-                kind,
-                source,
-                owner: owner.cloned(),
-                about: about.cloned(),
-                size: meta.len(),
-            });
-        }
-    };
     for owner in &all {
         if let Some(key) = &query.conversation
             && &owner.key != key
@@ -317,32 +313,70 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
             }
             _ => None,
         };
-        if messages {
-            push(
-                owner.messages_file(state),
-                Kind::Message,
-                Source::Stm,
-                Some(owner),
-                about,
-            );
+        // What the registry says this owner has; what each entry holds
+        // decides which of its files are searched, and how.
+        for entry in owner_files::entries_of(&owner.key) {
+            entry_targets(state, query, &wanted, entry.id, owner, about, &mut out)?;
+        }
+    }
+    if topics {
+        let dir = state.layout.topics_dir();
+        for name in ltm::markdown_names(&dir)? {
+            let path = Layout::markdown_file(&dir, &name);
+            push(&mut out, path, Kind::Topic, Source::Topic, None, None);
+        }
+    }
+    Ok(out)
+}
+
+/// The files of one registry entry of `owner` that the query reads.
+/// `about`: only a person's lines in a conversation (no prose).
+fn entry_targets(
+    state: &State,
+    query: &Query,
+    wanted: &Wanted,
+    entry: Id,
+    owner: &Owner,
+    about: Option<&UserId>,
+    out: &mut Vec<Target>,
+) -> anyhow::Result<()> {
+    let prose = about.is_none();
+    match entry {
+        Id::Stm => {
+            if wanted.messages {
+                let log = owner.messages_file(state);
+                push(out, log, Kind::Message, Source::Stm, Some(owner), about);
+            }
+            if wanted.summaries && prose {
+                let rolling = owner.summary_file(state);
+                push(
+                    out,
+                    rolling,
+                    Kind::Summary,
+                    Source::Rolling,
+                    Some(owner),
+                    None,
+                );
+            }
+        }
+        // Dated archives; the archived rolling summaries (`summary-DAY.md`)
+        // beside them are not searched.
+        Id::Archive if wanted.messages => {
             for day in summaries::archive_days_in(&owner.archive_dir(state))? {
                 if day_in_range(day, day, query) {
                     let path = state.layout.archive_file(&owner.key, day);
-                    push(path, Kind::Message, Source::Archive, Some(owner), about);
+                    push(
+                        out,
+                        path,
+                        Kind::Message,
+                        Source::Archive,
+                        Some(owner),
+                        about,
+                    );
                 }
             }
         }
-        if about.is_some() {
-            continue;
-        }
-        if summaries {
-            push(
-                owner.summary_file(state),
-                Kind::Summary,
-                Source::Rolling,
-                Some(owner),
-                None,
-            );
+        Id::Summaries if wanted.summaries && prose => {
             for (dir, source) in [
                 (owner.daily_dir(state), Source::Daily),
                 (owner.weekly_dir(state), Source::Weekly),
@@ -353,33 +387,52 @@ fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target>> {
                     {
                         continue;
                     }
-                    push(
-                        Layout::markdown_file(&dir, &name),
-                        Kind::Summary,
-                        source,
-                        Some(owner),
-                        None,
-                    );
+                    let path = Layout::markdown_file(&dir, &name);
+                    push(out, path, Kind::Summary, source, Some(owner), None);
                 }
             }
         }
-        if profiles && let Some(path) = owner.profile_file(state) {
-            push(path, Kind::Profile, Source::Profile, Some(owner), None);
+        Id::Profile if wanted.profiles && prose => {
+            if let Some(path) = owner.profile_file(state) {
+                push(out, path, Kind::Profile, Source::Profile, Some(owner), None);
+            }
         }
+        Id::Archive | Id::Summaries | Id::Profile => {}
+        // No content: copies, records, derived data, locks, ledgers.
+        Id::Exports
+        | Id::Journal
+        | Id::CompactionLock
+        | Id::Memberships
+        | Id::MembershipRecords
+        | Id::RecallIndex
+        | Id::Ledger
+        | Id::LegacyLedger
+        | Id::OwnerLock => {}
     }
-    if topics {
-        let dir = state.layout.topics_dir();
-        for name in ltm::markdown_names(&dir)? {
-            push(
-                Layout::markdown_file(&dir, &name),
-                Kind::Topic,
-                Source::Topic,
-                None,
-                None,
-            );
-        }
+    Ok(())
+}
+
+/// A file to search, if it is one.
+fn push(
+    out: &mut Vec<Target>,
+    path: PathBuf,
+    kind: Kind,
+    source: Source,
+    owner: Option<&Owner>,
+    about: Option<&UserId>,
+) {
+    if let Ok(meta) = std::fs::metadata(&path)
+        && meta.is_file()
+    {
+        out.push(Target {
+            path,
+            kind,
+            source,
+            owner: owner.cloned(),
+            about: about.cloned(),
+            size: meta.len(),
+        });
     }
-    Ok(out)
 }
 
 /// The days a summary file covers: `YYYY-MM-DD` or `YYYY-Www`.

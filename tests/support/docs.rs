@@ -450,7 +450,7 @@ fn join_words(words: &[String]) -> String {
     }
 }
 
-/// The state dir layout, in brief. It lives in `src/layout.rs`, not in the
+/// The state dir layout, in brief. It lives in `src/layout/`, not in the
 /// clap types, so it is the one part of the page written here by hand.
 fn files_section(roff: &mut Roff) {
     roff.control("SH", ["FILES"]);

@@ -1,5 +1,5 @@
 //! Everything of one user, taken as a whole: which files and folders are
-//! theirs, whether an id has any data, the people known, and their archived
+//! theirs (as [`crate::layout::owner_files`] says), whether an id has any data, the people known, and their archived
 //! lines. Each use of the whole has its own file: `stats` (numbers for
 //! `status` and `users`), `erase` (the erase that leaves nothing behind),
 //! `delete` (one message and its reply) and `export` (copies in three
@@ -13,6 +13,7 @@ mod stats;
 use std::path::PathBuf;
 
 use crate::layout::UserId;
+use crate::layout::owner_files::{self, OwnerFile};
 use crate::memory::message::Message;
 use crate::memory::{ltm, stm, summaries};
 use crate::state::State;
@@ -27,42 +28,28 @@ pub use export::{
     ChatExport, export_dir, export_for_chat, export_json, export_json_bytes, export_json_file,
     export_tar_gz, export_tar_gz_bytes,
 };
-pub use stats::{ChannelSpend, ChannelStatus, LtmCounts, StorageBytes, UserStats, stats};
+pub use stats::{
+    ChannelSpend, ChannelStatus, LtmCounts, StorageBytes, UserStats, owned_bytes, stats,
+};
 
-/// The user's data, area by area: what an export copies.
+/// The user's data, area by area: what an export copies (the registry's
+/// content entries, [`owner_files`]).
 pub fn data_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
-    let layout = &state.layout;
-    vec![
-        layout.stm_dir(user),
-        layout.profile_file(user),
-        layout.summaries_dir(user),
-        layout.archive_dir(user),
-    ]
+    owner_files::paths(&state.layout, user, OwnerFile::exported)
 }
 
-/// Every file and folder of a user (but the user lock): what an erase removes.
+/// Every file and folder of a user an erase removes as a whole (all but
+/// the ledgers and the user lock, which the erase holds).
 pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
-    let layout = &state.layout;
-    let mut paths = data_paths(state, user);
-    paths.extend([
-        layout.exports_dir(user),
-        layout.compaction_journal_file(user),
-        layout.compaction_lock_file(user),
-        layout.memberships_dir(user),
-        // Derived from the archives, and holding their text.
-        layout.recall_index_dir(user),
-    ]);
-    paths
+    owner_files::paths(&state.layout, user, OwnerFile::erased)
 }
 
 /// Whether anything is stored under this id: a log, profile, summaries,
 /// archive, lines in a group, or topic notes it owns. Read commands refuse
 /// an id without any, and create nothing (not even a lock file) for it.
 pub fn has_data(state: &State, user: &UserId) -> bool {
-    let layout = &state.layout;
-    data_paths(state, user)
+    owner_files::paths(&state.layout, user, OwnerFile::shows_data)
         .iter()
-        .chain(std::iter::once(&layout.memberships_dir(user)))
         .any(|path| std::fs::symlink_metadata(path).is_ok())
         || owned_topics(state, user).is_ok_and(|owned| !owned.is_empty())
 }

@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::user_paths;
 use crate::layout::UserId;
+use crate::layout::owner_files;
 use crate::memory::{ledger, stm};
 use crate::state::State;
 use crate::store::tree::disk_usage;
@@ -59,8 +59,17 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
             .get_text("display_name")
             .filter(|name| !name.trim().is_empty());
     }
-    stats.bytes = user_paths(state, user).iter().map(|p| disk_usage(p)).sum();
+    stats.bytes = owned_bytes(state, user);
     Ok(stats)
+}
+
+/// The bytes an owner's files take, as their row counts them
+/// ([`owner_files::OwnerFile::counted_for`]).
+pub fn owned_bytes(state: &State, owner: &UserId) -> u64 {
+    owner_files::paths(&state.layout, owner, |entry| entry.counted_for(owner))
+        .iter()
+        .map(|p| disk_usage(p))
+        .sum()
 }
 
 /// The whole channel's numbers, for `session status` (and its `--json`).

@@ -1,0 +1,63 @@
+//! The archive under `archive/<owner>/` (rotated logs, archived rolling
+//! summaries) and the broker logs: where they live, where a rotated one
+//! goes, and the day or time their names say.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::{DAY_FORMAT, Layout, ROTATED_LOG_TIME_FORMAT, UserId};
+
+impl Layout {
+    pub fn archive_root(&self) -> PathBuf {
+        self.sessions.join("archive")
+    }
+
+    pub fn archive_dir(&self, user: &UserId) -> PathBuf {
+        self.archive_root().join(user.as_str())
+    }
+
+    pub fn archive_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
+        self.archive_dir(user)
+            .join(format!("messages-{}.jsonl.gz", day.format(DAY_FORMAT)))
+    }
+
+    /// The day of an archive, from its file name
+    /// (`messages-2026-03-23.jsonl.gz`); `None` for any other file.
+    pub fn archive_day(file_name: &str) -> Option<NaiveDate> {
+        let day = file_name
+            .strip_prefix("messages-")?
+            .strip_suffix(".jsonl.gz")?;
+        NaiveDate::parse_from_str(day, DAY_FORMAT).ok()
+    }
+
+    pub fn archived_summary_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
+        self.archive_dir(user)
+            .join(format!("summary-{}.md", day.format(DAY_FORMAT)))
+    }
+
+    /// Rotated broker logs.
+    pub fn archive_logs_dir(&self) -> PathBuf {
+        self.archive_root().join("logs")
+    }
+
+    /// Where a broker log goes when rotated: its stem and its modification
+    /// time (`broker-slack-20260323T032832Z.log`), gzipped (`.log.gz`) or
+    /// not, in [`Layout::archive_logs_dir`].
+    pub fn rotated_log_file(&self, log_name: &str, modified: DateTime<Utc>, gzip: bool) -> PathBuf {
+        let stem = log_name.strip_suffix(".log").unwrap_or(log_name);
+        let name = format!("{stem}-{}.log", modified.format(ROTATED_LOG_TIME_FORMAT));
+        self.archive_logs_dir()
+            .join(if gzip { format!("{name}.gz") } else { name })
+    }
+
+    /// Broker logs (`broker-*.log`) live beside `sessions/`, as in the seed.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.state_dir.join("logs")
+    }
+
+    /// Whether a file name in [`Layout::logs_dir`] is a broker's log.
+    pub fn is_broker_log(file_name: &str) -> bool {
+        file_name.starts_with("broker-") && file_name.ends_with(".log")
+    }
+}

@@ -1,0 +1,73 @@
+//! Lock files under `.locks/`, apart from the data: rewrites rename over
+//! data files and expiry removes user folders, neither of which may touch
+//! a lock somebody waits on. And the per-message locks and failure
+//! records of redelivered messages.
+
+use std::path::PathBuf;
+
+use super::{Layout, UserId};
+
+/// A message id as a file name part (FNV-1a): ids are the platform's, not
+/// ours to trust as file names.
+fn msg_id_hash(msg_id: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in msg_id.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+impl Layout {
+    pub fn locks_dir(&self) -> PathBuf {
+        self.sessions.join(".locks")
+    }
+
+    /// Guards every change to one user's files.
+    pub fn user_lock_file(&self, user: &UserId) -> PathBuf {
+        self.locks_dir().join("users").join(format!("{user}.lock"))
+    }
+
+    /// Held across a compaction's LLM call: one compaction per user.
+    pub fn compaction_lock_file(&self, user: &UserId) -> PathBuf {
+        self.locks_dir()
+            .join("compact")
+            .join(format!("{user}.lock"))
+    }
+
+    /// Guards `ltm/index.json`.
+    pub fn index_lock_file(&self) -> PathBuf {
+        self.locks_dir().join("index.lock")
+    }
+
+    /// Guards the maintenance ledger.
+    pub fn ledger_lock_file(&self) -> PathBuf {
+        self.locks_dir().join("ledger.lock")
+    }
+
+    /// Held by the process answering one message id, so a redelivery of
+    /// the same id waits for that answer instead of asking again.
+    pub fn inflight_lock_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
+        self.inflight_dir()
+            .join(format!("{conversation}-{:016x}.lock", msg_id_hash(msg_id)))
+    }
+
+    /// The per-message locks and failure records of redelivered messages.
+    pub fn inflight_dir(&self) -> PathBuf {
+        self.locks_dir().join("inflight")
+    }
+
+    /// Beside the message lock: how the last retry of a redelivered message
+    /// failed, so the redeliveries that waited for it share that failure
+    /// instead of each calling claude again.
+    pub fn inflight_failure_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
+        self.inflight_dir().join(format!(
+            "{conversation}-{:016x}.failed",
+            msg_id_hash(msg_id)
+        ))
+    }
+
+    /// Held for a whole `maintain` pass: one pass at a time.
+    pub fn maintain_lock_file(&self) -> PathBuf {
+        self.locks_dir().join("maintain.lock")
+    }
+}

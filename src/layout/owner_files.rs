@@ -1,0 +1,588 @@
+//! The one registry of an owner's files: every file and folder that
+//! belongs to one person or one conversation, where it is (a rule of
+//! [`Layout`]), what may be found in it, and what it is ([`Class`]), which
+//! says what each use of "an owner's files" does with it:
+//!
+//! | class        | erase                 | export | stats | shows data |
+//! |--------------|-----------------------|--------|-------|------------|
+//! | `Content`    | removed               | copied | yes   | yes        |
+//! | `Pointer`    | removed               | no     | yes   | yes        |
+//! | `Derived`    | removed (holds text)  | no     | yes   | no         |
+//! | `Record`     | removed               | no     | yes   | no         |
+//! | `Lock`       | removed               | no     | yes   | no         |
+//! | `OwnerLock`  | removed last          | no     | no    | no         |
+//! | `Ledger`     | kept, amounts only    | no     | no    | no         |
+//!
+//! (A conversation's numbers count its content only: see
+//! [`OwnerFile::counted_for`].) Migration moves a conversation's entries
+//! that are not locks, the short-term folder last ([`OwnerFile::migrates`]).
+//! Erase, export, `has_data`, the numbers, migration, the folders refused
+//! as links and search's targets (a `match` on [`Id`]) read it, so a file
+//! added to an owner is added once, in [`ENTRIES`], and
+//! `tests/owner_files.rs` fails for any file of an owner found on disk that
+//! no entry names.
+//!
+//! Files of nobody in particular (the config, the LTM index, the channel's
+//! and maintenance ledgers, topic notes, channel-wide locks) are listed in
+//! [`shared_files`]: an erase rewrites some of them (the index, the
+//! maintenance ledger, the topic notes an owner owns), but they are no
+//! owner's.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::{Layout, UserId};
+
+/// What an owner's file is: see the module doc's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// What the owner said and what was made of it: logs, summaries,
+    /// archives, the profile. Erased and exported.
+    Content,
+    /// A record that points at content kept elsewhere (the groups a person
+    /// wrote in): erased, not exported; its presence alone means the
+    /// owner has data.
+    Pointer,
+    /// Rebuilt from content whenever missing (the recall index): erased,
+    /// as it holds content's text; never exported.
+    Derived,
+    /// What this tool keeps about its own work for the owner (the
+    /// compaction journal, finished before any export reads; in-chat
+    /// exports, copies pruned after their retention): erased, not exported.
+    Record,
+    /// A lock file besides the owner's lock: erased, not exported.
+    Lock,
+    /// The lock over every file of the owner: held by an erase, so removed
+    /// last (waiters notice and start over).
+    OwnerLock,
+    /// What the owner's asks cost: an erase keeps the amounts and times
+    /// budgets need; never exported.
+    Ledger,
+}
+
+/// Whose entry it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whose {
+    Person,
+    Conversation,
+    Both,
+}
+
+/// Where an entry is.
+#[derive(Clone, Copy)]
+pub enum Rule {
+    /// One path per owner.
+    Own(fn(&Layout, &UserId) -> PathBuf),
+    /// A file in every member's memberships folder, named by the
+    /// conversation: `memberships/<person>/<conversation>`.
+    InEveryMember,
+}
+
+/// What an entry may hold below its path: a test of the path relative
+/// to it (`daily/2026-03-23.md`). A file holds nothing.
+#[derive(Clone, Copy)]
+pub enum Holds {
+    File,
+    Folder(fn(&Path) -> bool),
+}
+
+/// Which entry: a `match` on it (search's, for one) must say what it
+/// does with an entry added later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Id {
+    Stm,
+    Profile,
+    Summaries,
+    Archive,
+    Exports,
+    Journal,
+    CompactionLock,
+    Memberships,
+    MembershipRecords,
+    RecallIndex,
+    Ledger,
+    LegacyLedger,
+    OwnerLock,
+}
+
+/// One kind of file or folder of an owner.
+#[derive(Clone, Copy)]
+pub struct OwnerFile {
+    pub id: Id,
+    /// What it is called in messages and tests.
+    pub name: &'static str,
+    pub class: Class,
+    pub whose: Whose,
+    pub rule: Rule,
+    pub holds: Holds,
+    /// Fixed folders inside it (as a folder's own, never links).
+    pub inner: &'static [&'static str],
+    /// What marks an owner as there at all: the short-term folder (what
+    /// the owners' list and migration go by).
+    pub marks_owner: bool,
+}
+
+impl std::fmt::Debug for OwnerFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// One name of a relative path: `Some("x")` for `x`, `None` for `a/b`.
+fn single(relative: &Path) -> Option<&str> {
+    let mut parts = relative.components();
+    match (parts.next(), parts.next()) {
+        (Some(Component::Normal(name)), None) => name.to_str(),
+        _ => None,
+    }
+}
+
+fn in_stm(relative: &Path) -> bool {
+    matches!(single(relative), Some("messages.jsonl" | "summary.md"))
+}
+
+fn in_summaries(relative: &Path) -> bool {
+    let (Some(folder), Some(name)) = (
+        relative.parent().and_then(|p| single(p)),
+        relative.file_name().and_then(|n| n.to_str()),
+    ) else {
+        return false;
+    };
+    let stem = Layout::markdown_stem(name);
+    match folder {
+        "daily" => stem.and_then(Layout::daily_day).is_some(),
+        "weekly" => stem.and_then(Layout::weekly_week).is_some(),
+        _ => false,
+    }
+}
+
+fn in_archive(relative: &Path) -> bool {
+    single(relative).is_some_and(|name| {
+        Layout::archive_day(name).is_some()
+            || name
+                .strip_prefix("summary-")
+                .and_then(Layout::markdown_stem)
+                .and_then(Layout::daily_day)
+                .is_some()
+    })
+}
+
+fn in_exports(relative: &Path) -> bool {
+    single(relative).is_some_and(|name| Layout::chat_export_time(name).is_some())
+}
+
+fn in_memberships(relative: &Path) -> bool {
+    single(relative).is_some_and(|name| UserId::from_folder_name(name).is_some())
+}
+
+/// The recall index's segments: their names are the index's own
+/// (`memory::retrieval::index`).
+fn anything(_: &Path) -> bool {
+    true
+}
+
+fn in_ledger(relative: &Path) -> bool {
+    single(relative) == Some("asks.jsonl")
+}
+
+/// Every entry, in the order an erase removes them (the owner's lock
+/// last) and an export copies them.
+pub const ENTRIES: &[OwnerFile] = &[
+    OwnerFile {
+        id: Id::Stm,
+        name: "short-term memory (stm/<owner>/: log, rolling summary)",
+        class: Class::Content,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::stm_dir),
+        holds: Holds::Folder(in_stm),
+        inner: &[],
+        marks_owner: true,
+    },
+    OwnerFile {
+        id: Id::Profile,
+        name: "profile (ltm/users/<person>.md)",
+        class: Class::Content,
+        whose: Whose::Person,
+        rule: Rule::Own(Layout::profile_file),
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::Summaries,
+        name: "tiered summaries (summaries/<owner>/daily, weekly)",
+        class: Class::Content,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::summaries_dir),
+        holds: Holds::Folder(in_summaries),
+        inner: &["daily", "weekly"],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::Archive,
+        name: "archive (archive/<owner>/: rotated logs, archived summaries)",
+        class: Class::Content,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::archive_dir),
+        holds: Holds::Folder(in_archive),
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::Exports,
+        name: "in-chat exports (exports/<person>/)",
+        class: Class::Record,
+        whose: Whose::Person,
+        rule: Rule::Own(Layout::exports_dir),
+        holds: Holds::Folder(in_exports),
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::Journal,
+        name: "compaction journal (.journal/<owner>.json)",
+        class: Class::Record,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::compaction_journal_file),
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::CompactionLock,
+        name: "compaction lock (.locks/compact/<owner>.lock)",
+        class: Class::Lock,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::compaction_lock_file),
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::Memberships,
+        name: "memberships (memberships/<person>/: the groups they wrote in)",
+        class: Class::Pointer,
+        whose: Whose::Person,
+        rule: Rule::Own(Layout::memberships_dir),
+        holds: Holds::Folder(in_memberships),
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::MembershipRecords,
+        name: "membership records naming a conversation (memberships/<person>/<conversation>)",
+        class: Class::Pointer,
+        whose: Whose::Conversation,
+        rule: Rule::InEveryMember,
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::RecallIndex,
+        name: "recall index (.recall/<owner>/)",
+        class: Class::Derived,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::recall_index_dir),
+        holds: Holds::Folder(anything),
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::Ledger,
+        name: "cost ledger (costs/per-user/<person>/asks.jsonl)",
+        class: Class::Ledger,
+        whose: Whose::Person,
+        rule: Rule::Own(Layout::user_ledger_dir),
+        holds: Holds::Folder(in_ledger),
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::LegacyLedger,
+        name: "cost ledger of earlier versions (costs/users/<person>.jsonl)",
+        class: Class::Ledger,
+        whose: Whose::Person,
+        rule: Rule::Own(Layout::legacy_user_ledger_file),
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
+        id: Id::OwnerLock,
+        name: "owner lock (.locks/users/<owner>.lock)",
+        class: Class::OwnerLock,
+        whose: Whose::Both,
+        rule: Rule::Own(Layout::user_lock_file),
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+];
+
+impl OwnerFile {
+    /// Whether this entry is one of `owner`'s (a person's or a
+    /// conversation's).
+    pub fn applies_to(&self, owner: &UserId) -> bool {
+        match self.whose {
+            Whose::Both => true,
+            Whose::Person => !owner.is_conversation(),
+            Whose::Conversation => owner.is_conversation(),
+        }
+    }
+
+    /// Its one path for `owner`; `None` for an entry kept in other
+    /// owners' folders ([`Rule::InEveryMember`]).
+    pub fn path(&self, layout: &Layout, owner: &UserId) -> Option<PathBuf> {
+        match self.rule {
+            Rule::Own(path) => Some(path(layout, owner)),
+            Rule::InEveryMember => None,
+        }
+    }
+
+    /// An erase removes it (the owner's lock last, by the erase itself).
+    pub fn erased(&self) -> bool {
+        !matches!(self.class, Class::Ledger | Class::OwnerLock)
+    }
+
+    /// An export copies it.
+    pub fn exported(&self) -> bool {
+        self.class == Class::Content
+    }
+
+    /// Its presence alone means the owner has data: read commands accept
+    /// the id.
+    pub fn shows_data(&self) -> bool {
+        matches!(self.class, Class::Content | Class::Pointer)
+    }
+
+    /// Counted in the bytes of the owner's row (`session users`,
+    /// `session conversations`): for a person, everything an erase
+    /// removes; for a conversation, its content only (as the numbers were
+    /// first kept).
+    pub fn counted_for(&self, owner: &UserId) -> bool {
+        if owner.is_conversation() {
+            self.exported()
+        } else {
+            self.erased()
+        }
+    }
+
+    /// Migration moves it with a conversation kept under its bare key:
+    /// what a conversation has, but its locks (they are per name). The
+    /// recall index too: derived, but the archives keep their identity
+    /// when moved.
+    pub fn migrates(&self) -> bool {
+        self.whose != Whose::Person && !matches!(self.class, Class::Lock | Class::OwnerLock)
+    }
+
+    /// Moved last: the short-term folder is what marks a folder as a
+    /// conversation to move, so a move killed midway is finished next time.
+    pub fn migrated_last(&self) -> bool {
+        self.marks_owner
+    }
+
+    /// Whether `path` (anything under the sessions dir) is this entry for
+    /// `owner`, or something it may hold.
+    pub fn names(&self, layout: &Layout, owner: &UserId, path: &Path) -> bool {
+        let own = match self.rule {
+            Rule::Own(rule) => rule(layout, owner),
+            Rule::InEveryMember => {
+                let Ok(relative) = path.strip_prefix(layout.memberships_root()) else {
+                    return false;
+                };
+                let mut parts = relative.components();
+                let person = parts.next().and_then(|p| p.as_os_str().to_str());
+                return parts
+                    .next()
+                    .is_some_and(|c| c.as_os_str() == owner.as_str())
+                    && parts.next().is_none()
+                    && person.is_some_and(|p| UserId::new(p).is_ok());
+            }
+        };
+        if path == own {
+            return true;
+        }
+        match (self.holds, path.strip_prefix(&own)) {
+            (Holds::Folder(holds), Ok(relative)) => {
+                holds(relative) || self.inner.iter().any(|inner| relative == Path::new(inner))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The entries of one owner.
+pub fn entries_of(owner: &UserId) -> impl Iterator<Item = &'static OwnerFile> + '_ {
+    ENTRIES.iter().filter(move |entry| entry.applies_to(owner))
+}
+
+/// The paths of `owner`'s entries that pass `which`, in registry order.
+pub fn paths(layout: &Layout, owner: &UserId, which: impl Fn(&OwnerFile) -> bool) -> Vec<PathBuf> {
+    entries_of(owner)
+        .filter(|entry| which(entry))
+        .filter_map(|entry| entry.path(layout, owner))
+        .collect()
+}
+
+/// The entry that names `path` as `owner`'s, if any.
+pub fn entry_naming(layout: &Layout, owner: &UserId, path: &Path) -> Option<&'static OwnerFile> {
+    entries_of(owner).find(|entry| entry.names(layout, owner, path))
+}
+
+/// Files of the state dir that are nobody's: the config, the LTM index,
+/// the channel's and the maintenance ledger, topic notes, channel-wide
+/// locks, broker logs. Whether `path` (under the state dir) is one.
+pub fn is_shared_file(layout: &Layout, path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let parent = path.parent().unwrap_or(path);
+    path == layout.config_file()
+        || path == layout.index_file()
+        || path == layout.maintenance_ledger_file()
+        || path == layout.index_lock_file()
+        || path == layout.ledger_lock_file()
+        || path == layout.maintain_lock_file()
+        || (parent == layout.costs_dir() && Layout::is_channel_ledger(name))
+        || (parent == layout.topics_dir() && Layout::markdown_stem(name).is_some())
+        || (parent == layout.inflight_dir()
+            && (name.ends_with(".lock") || name.ends_with(".failed")))
+        || parent == layout.logs_dir()
+        || parent == layout.archive_logs_dir()
+}
+
+impl Layout {
+    /// Every folder one owner's files are written into or removed from,
+    /// areas first: what must never be a symbolic link. The folders from
+    /// `sessions/` down to each of the owner's entries (and an entry's own
+    /// fixed folders).
+    pub fn owned_dirs(&self, user: &UserId) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        let mut add = |dir: PathBuf| {
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        };
+        // Every entry, whatever the owner's kind: a conversation's lock
+        // also guards the folders a person's entries use (a sender's
+        // membership record is written beside a group line).
+        for entry in ENTRIES {
+            let Some(path) = entry.path(self, user) else {
+                continue;
+            };
+            let mut chain: Vec<PathBuf> = path
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(&self.sessions) && *dir != self.sessions)
+                .map(Path::to_path_buf)
+                .collect();
+            chain.reverse();
+            chain.into_iter().for_each(&mut add);
+            if let Holds::Folder(_) = entry.holds {
+                add(path.clone());
+                for inner in entry.inner {
+                    add(path.join(inner));
+                }
+            }
+        }
+        dirs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::ConversationKey;
+
+    /// The folders an erase and the user lock refuse as links, every one.
+    #[test]
+    fn owned_dirs_are_the_folders_of_every_entry() {
+        let layout = Layout::new("/s");
+        let u = UserId::new("U1").unwrap();
+        let owned = layout.owned_dirs(&u);
+        let s = |p: &str| PathBuf::from(format!("/s/sessions/{p}"));
+        for want in [
+            "stm",
+            "stm/U1",
+            "summaries",
+            "summaries/U1",
+            "summaries/U1/daily",
+            "summaries/U1/weekly",
+            "archive",
+            "archive/U1",
+            "exports",
+            "exports/U1",
+            "memberships",
+            "memberships/U1",
+            ".recall",
+            ".recall/U1",
+            "ltm",
+            "ltm/users",
+            ".journal",
+            "costs",
+            "costs/per-user",
+            "costs/per-user/U1",
+            "costs/users",
+            ".locks",
+            ".locks/compact",
+            ".locks/users",
+        ] {
+            assert!(owned.contains(&s(want)), "{want}: {owned:?}");
+        }
+        assert_eq!(owned.len(), 24, "{owned:?}");
+        // The same folders for a conversation's key.
+        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let of_g: Vec<String> = layout
+            .owned_dirs(&g)
+            .iter()
+            .map(|d| d.display().to_string().replace("#G1", "U1"))
+            .collect();
+        let of_u: Vec<String> = owned.iter().map(|d| d.display().to_string()).collect();
+        assert_eq!(of_g, of_u);
+        assert!(
+            owned
+                .iter()
+                .all(|dir| dir.starts_with(layout.sessions_dir()))
+        );
+    }
+
+    #[test]
+    fn each_file_of_an_owner_is_named_by_one_entry() {
+        let layout = Layout::new("/s");
+        let u = UserId::new("U1").unwrap();
+        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
+        for (owner, path) in [
+            (&u, layout.messages_file(&u)),
+            (&u, layout.summary_file(&u)),
+            (&u, layout.daily_file(&u, day)),
+            (&u, layout.weekly_file(&u, 2026, 13)),
+            (&u, layout.archive_file(&u, day)),
+            (&u, layout.archived_summary_file(&u, day)),
+            (&u, layout.membership_file(&u, &g)),
+            (&g, layout.membership_file(&u, &g)),
+            (&u, layout.user_ledger_file(&u)),
+            (&g, layout.compaction_lock_file(&g)),
+        ] {
+            assert!(
+                entry_naming(&layout, owner, &path).is_some(),
+                "{}",
+                path.display()
+            );
+        }
+        for (owner, path) in [
+            (&u, layout.stm_dir(&u).join("notes.txt")),
+            (&u, layout.daily_dir(&u).join("2026-13-01.md")),
+            (&g, layout.profile_file(&g)),
+            (&u, layout.messages_file(&g)),
+        ] {
+            assert!(
+                entry_naming(&layout, owner, &path).is_none(),
+                "{}",
+                path.display()
+            );
+        }
+        assert!(ENTRIES.iter().filter(|e| e.migrated_last()).count() == 1);
+    }
+}
