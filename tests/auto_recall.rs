@@ -251,3 +251,59 @@ fn a_message_just_appended_is_recalled_from_the_live_log() {
         .unwrap_or_else(|| panic!("{recalled:?}"));
     assert_eq!(hit["source"], "log");
 }
+
+/// A follow-up ("and what does she do?") is looked for with the turn it
+/// follows up: the sender's last message and the answer to it.
+#[test]
+fn a_follow_up_recalls_the_fact_with_the_turn_before_it() {
+    const JOB: &str = "Melanie works as a pediatric nurse, night shifts mostly";
+    const FOLLOW_UP: &str = "And what does she do for a living?";
+    let env = TestEnv::new();
+    let lines: String = (0..120)
+        .map(|i| {
+            let (role, text) = match i {
+                4 => (
+                    "user",
+                    "My sister Melanie moved to Porto last spring".to_owned(),
+                ),
+                60 => ("user", JOB.to_owned()),
+                _ if i % 2 == 0 => ("user", format!("how was your day {i}, anything fun")),
+                _ => (
+                    "assistant",
+                    format!("quiet here {i}, the weather was sunny"),
+                ),
+            };
+            json!({
+                "ts": format!("2026-02-01T{:02}:{:02}:00Z", (i / 60) + 8, i % 60),
+                "role": role, "text": text, "msgId": format!("U1-{i}"),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    import_and_compact(&env, "U1", &lines);
+    // Alone, the follow-up has nothing to look for that was said.
+    assert!(!context(&env, "U1", Some(FOLLOW_UP)).contains(JOB));
+    env.ask(["--user", "U1", "--", "Where did my sister Melanie move to?"])
+        .succeeds();
+    let plain = context(&env, "U1", None);
+    let shown = context(&env, "U1", Some(FOLLOW_UP));
+    assert!(
+        shown.contains(&format!("] User: {JOB}\n")),
+        "the follow-up recalls the other fact about Melanie: {shown}"
+    );
+    // Small talk after the same turns still recalls nothing.
+    for talk in ["thanks!", "ok", "👍"] {
+        assert_eq!(context(&env, "U1", Some(talk)), plain, "{talk:?}");
+    }
+    // What ask sends for it is what context showed.
+    let calls = env.claude_calls();
+    env.ask(["--user", "U1", "--system-prompt", "Base.", "--", FOLLOW_UP])
+        .succeeds();
+    assert!(
+        env.claude_call(calls + 1)
+            .system_prompt
+            .ends_with(shown.trim_end()),
+        "ask recalls the same for the follow-up"
+    );
+}

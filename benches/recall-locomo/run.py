@@ -3,6 +3,7 @@
 
 Usage: run.py LOCOMO_DIR [--bin target/release/claude-session] [--only 26,30]
        run.py --fixture benches/recall-locomo/fixtures/zh.json
+       run.py --followups benches/recall-locomo/fixtures/followup.json
 
 LOCOMO_DIR holds LoCoMo's unzipped `data/multimodal_dialog/locomo10_v2/*.json`
 (CC BY-NC 4.0: never committed here). Fetches nothing. For each conversation:
@@ -195,6 +196,48 @@ def evaluate(binary, name, turns, questions, budget, window, verbose, config):
     return rows
 
 
+def evaluate_followups(binary, data, verbose, config):
+    """Each follow-up asked twice: alone (the recent turns are old small
+    talk), then right after its first question and the bot's answer
+    (appended a minute before now, as they would be)."""
+    turns, _ = fixture_turns(dict(data, questions=[]))
+    state = build_state(binary, turns, config)
+    conv = data["id"]
+
+    def recalled(query):
+        out = json.loads(run(binary, state, ["context", "--json", "--user", USER, "--", query]))
+        return ({m.get("msgId") for m in out["messages"]} | {m.get("msgId") for m in out.get("recalled") or []},
+                len(out.get("recalled") or []))
+
+    rows = []
+    for f in data["followups"]:
+        present, _ = recalled(f["q"])
+        rows.append({"lang": f["lang"], "without": any(f"{conv}:{e}" in present for e in f["evidence"])})
+    now = datetime.now(timezone.utc)
+    path = os.path.join(state, "exchange.jsonl")
+    small_talk_recalls = 0
+    for n, (f, row) in enumerate(zip(data["followups"], rows)):
+        with open(path, "w") as fh:
+            for k, (role, text) in enumerate([("user", f["first"]), ("assistant", f["reply"])]):
+                ts = now - timedelta(seconds=120 - 60 * k) + timedelta(milliseconds=n)
+                fh.write(json.dumps({"ts": ts.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", "role": role,
+                                     "text": text, "msgId": f"{conv}:x{n}:{k}"}, ensure_ascii=False) + "\n")
+        run(binary, state, ["append", "--user", USER, "--jsonl", path])
+        present, _ = recalled(f["q"])
+        row["with"] = any(f"{conv}:{e}" in present for e in f["evidence"])
+        # Small talk after the same turns still recalls nothing.
+        small_talk_recalls += recalled("thanks!")[1] > 0
+        if verbose and not row["with"]:
+            print(f"  miss follow-up ({f['lang']}): {f['first']} / {f['q']}", file=sys.stderr)
+    print("| follow-ups | questions | evidence in context, the follow-up alone | after its first question and answer |")
+    print("|---|---|---|---|")
+    for lang in ["all", "en", "zh", "ja"]:
+        part = [r for r in rows if lang in ("all", r["lang"])]
+        if part:
+            print(f"| {lang} | {len(part)} | {pct(part, 'without'):.1f}% | {pct(part, 'with'):.1f}% |")
+    print(f"\nsmall talk (\"thanks!\") after the first question and answer recalled something: {small_talk_recalls} of {len(rows)} times\n")
+
+
 def pct(rows, key):
     return 100.0 * sum(r[key] for r in rows) / len(rows) if rows else float("nan")
 
@@ -211,6 +254,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("locomo", nargs="?", help="folder of LoCoMo's locomo10_v2/*.json")
     p.add_argument("--fixture", action="append", default=[], help="one of our own conversations (JSON)")
+    p.add_argument("--followups", help="our follow-up questions (fixtures/followup.json)")
     p.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "claude-session"))
     p.add_argument("--only", help="comma-separated conversation ids")
     p.add_argument("--budget", type=int, default=4000, help="the baseline's budget (recall.maxChars)")
@@ -219,6 +263,11 @@ def main():
     p.add_argument("--config", help="JSON merged into the state dir's config.json (e.g. recall keys)")
     a = p.parse_args()
     config = json.loads(a.config) if a.config else None
+    if a.followups:
+        with open(a.followups) as fh:
+            evaluate_followups(a.bin, json.load(fh), a.verbose, config)
+        if not a.locomo and not a.fixture:
+            return
     rows = []
     if a.locomo:
         only = set(a.only.split(",")) if a.only else None

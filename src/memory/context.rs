@@ -109,7 +109,16 @@ pub fn add_recall(
     }));
     // Recall adds to the context; a failure to read for it (an archive
     // unreadable) must not cost the answer.
-    let found = match retrieval::recall(state, &owner, query.text, &skip, query.msg_id, &options) {
+    let previous = previous_turns(&parts.messages, sender, key.is_conversation());
+    let found = match retrieval::recall(
+        state,
+        &owner,
+        query.text,
+        &previous,
+        &skip,
+        query.msg_id,
+        &options,
+    ) {
         Ok(found) => found,
         Err(e) => {
             crate::diag::warn(format!(
@@ -122,6 +131,36 @@ pub fn add_recall(
     parts.recalled = found.units.clone();
     parts.recall = Some(found);
     Ok(())
+}
+
+/// How long after the turn before it a message may follow it up: a
+/// conversation taken up again later starts afresh.
+const FOLLOW_UP_WITHIN: chrono::TimeDelta = chrono::TimeDelta::hours(1);
+
+/// The turn or two a message may follow up ("and what about her?"): the
+/// sender's last message in the recent window and what was answered to
+/// it, if written within [`FOLLOW_UP_WITHIN`] of now. In a group, only
+/// the sender's own message and the reply to it.
+pub fn previous_turns<'a>(window: &'a [Message], sender: &UserId, group: bool) -> Vec<&'a str> {
+    let now = chrono::Utc::now();
+    let mine = |m: &Message| {
+        m.role == crate::memory::message::Role::User
+            && (!group || m.sender() == Some(sender.as_str()))
+    };
+    let Some(at) = window.iter().rposition(mine) else {
+        return Vec::new();
+    };
+    let mut turns = vec![&window[at]];
+    turns.extend(
+        window[at + 1..]
+            .iter()
+            .find(|m| m.role == crate::memory::message::Role::Assistant),
+    );
+    turns
+        .into_iter()
+        .filter(|m| now - m.ts <= FOLLOW_UP_WITHIN)
+        .map(|m| m.text.as_str())
+        .collect()
 }
 
 /// Read the sender's profile body, and the summary body and last `window`

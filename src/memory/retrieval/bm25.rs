@@ -67,6 +67,23 @@ impl QueryTerms {
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
+
+    /// Add the terms of `text` (an earlier turn of the conversation), each
+    /// occurrence asked for `share` times as much as one of the query's
+    /// own. Only the query's weights change: documents are scored as
+    /// before.
+    pub fn add_weighted(&mut self, tokenizer: &Tokenizer, text: &str, share: f64) {
+        let (terms, index, weights) = (&mut self.terms, &mut self.index, &mut self.weights);
+        tokenizer.each_term(text, &mut |term| match index.get(&term) {
+            Some(&i) => weights[i] += share,
+            None if terms.len() >= MAX_QUERY_TERMS => {}
+            None => {
+                index.insert(term.clone(), terms.len());
+                terms.push(term);
+                weights.push(share);
+            }
+        });
+    }
 }
 
 /// One document as BM25 sees it: its length in terms and the count of
