@@ -109,7 +109,12 @@ pub fn add_recall(
     }));
     // Recall adds to the context; a failure to read for it (an archive
     // unreadable) must not cost the answer.
-    let previous = previous_turns(&parts.messages, sender, key.is_conversation());
+    let previous = previous_turns(
+        &parts.messages,
+        sender,
+        key.is_conversation(),
+        state.clock.now(),
+    );
     let found = match retrieval::recall(
         state,
         &owner,
@@ -139,10 +144,14 @@ const FOLLOW_UP_WITHIN: chrono::TimeDelta = chrono::TimeDelta::hours(1);
 
 /// The turn or two a message may follow up ("and what about her?"): the
 /// sender's last message in the recent window and what was answered to
-/// it, if written within [`FOLLOW_UP_WITHIN`] of now. In a group, only
+/// it, if written within [`FOLLOW_UP_WITHIN`] of `now`. In a group, only
 /// the sender's own message and the reply to it.
-pub fn previous_turns<'a>(window: &'a [Message], sender: &UserId, group: bool) -> Vec<&'a str> {
-    let now = chrono::Utc::now();
+pub fn previous_turns<'a>(
+    window: &'a [Message],
+    sender: &UserId,
+    group: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Vec<&'a str> {
     let mine = |m: &Message| {
         m.role == crate::memory::message::Role::User
             && (!group || m.sender() == Some(sender.as_str()))
