@@ -565,7 +565,9 @@ impl View {
         // way each is read): the loaded units counted, and for each
         // indexed day's first doc the message before it.
         let mut counted: Vec<Doc> = Vec::new();
-        let mut boundary: HashMap<u32, (Vec<(u16, u16)>, u32)> = HashMap::new();
+        // By place, ascending (the parts are in order): looked up by a
+        // cursor in the merge below, not hashed once per doc.
+        let mut boundary: Vec<(u32, Before)> = Vec::new();
         let mut previous: Option<(Vec<(u16, u16)>, u32)> = None;
         for part in &self.parts {
             match part {
@@ -615,7 +617,7 @@ impl View {
                         let listed = lists.iter().any(|l| find(l, first).is_some());
                         if listed {
                             // Stored without a previous doc (see `index`).
-                            boundary.insert(first, (tf, len));
+                            boundary.push((first, (tf, len)));
                         } else if !tf.is_empty() {
                             // By the words of the message before it alone.
                             counted.push(Doc {
@@ -671,6 +673,7 @@ impl View {
         for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
             // A merge of the terms' lists, by place.
             let mut heads = vec![0usize; per_term.len()];
+            let mut next_boundary = 0;
             loop {
                 let mut place = u32::MAX;
                 for (t, list) in per_term.iter().enumerate() {
@@ -692,7 +695,12 @@ impl View {
                         heads[t] += 1;
                     }
                 }
-                if let Some((before, before_len)) = boundary.get(&place) {
+                while boundary.get(next_boundary).is_some_and(|b| b.0 < place) {
+                    next_boundary += 1;
+                }
+                if let Some((_, (before, before_len))) =
+                    boundary.get(next_boundary).filter(|b| b.0 == place)
+                {
                     own.clear();
                     own.extend(tf.iter().filter(|d| d.1 > 0).map(|&(t, n, _)| (t, n)));
                     tf = bm25::expand(&own, before);
@@ -709,6 +717,10 @@ impl View {
         Ok(Hits { list: hits })
     }
 }
+
+/// The message before an indexed day's first doc: its own counts of the
+/// query's terms, by term, and its length.
+type Before = (Vec<(u16, u16)>, u32);
 
 /// A counted unit with any query term of its own or of the message
 /// before it.
