@@ -220,17 +220,7 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
         // Everything stored: the operator asked for it.
         ..retrieval::Options::from_config(&state.config.recall)
     };
-    // `--user`: the person's own memory, and their lines in groups.
-    let scoped: Vec<Owner> = all
-        .into_iter()
-        .filter(|owner| query.conversation.as_ref().is_none_or(|k| k == &owner.key))
-        .filter(|owner| {
-            query
-                .user
-                .as_ref()
-                .is_none_or(|user| user == &owner.key || owner.kind == OwnerKind::Conversation)
-        })
-        .collect();
+    let scoped = scoped_owners(all, query);
     let keep = |owner: &Owner, unit: &Unit| {
         let ts = unit.item.ts();
         let about = query.user.as_ref().filter(|user| *user != &owner.key);
@@ -255,20 +245,7 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
     }
     let (hits, more, terms) = (found.hits, found.more, found.terms);
 
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if output.json {
-        for (i, hit) in hits.iter().enumerate() {
-            serde_json::to_writer(&mut out, &ranked_json(i + 1, hit))?;
-            out.write_all(b"\n")?;
-        }
-    } else {
-        let style = Style::detect();
-        let tokenizer = retrieval::tokenize::Tokenizer::new();
-        for (i, hit) in hits.iter().enumerate() {
-            out.write_all(render_ranked(i + 1, hit, &tokenizer, &terms, style).as_bytes())?;
-        }
-    }
-    out.flush()?;
+    print_ranked(&hits, &terms, output)?;
     if hits.is_empty() {
         crate::diag::warn(format!(
             "no message or summary has any of the words of {:?}",
@@ -279,6 +256,39 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
             "{more} less relevant hit(s) not shown; raise --limit (0 shows all)"
         ));
     }
+    Ok(())
+}
+
+/// The owners a ranked search reads: `--conversation`'s, or with `--user`
+/// the person's own memory and the groups (their lines in them).
+fn scoped_owners(all: Vec<Owner>, query: &Query) -> Vec<Owner> {
+    all.into_iter()
+        .filter(|owner| query.conversation.as_ref().is_none_or(|k| k == &owner.key))
+        .filter(|owner| {
+            query
+                .user
+                .as_ref()
+                .is_none_or(|user| user == &owner.key || owner.kind == OwnerKind::Conversation)
+        })
+        .collect()
+}
+
+/// The ranked hits on stdout, best first: JSON lines, or for a terminal.
+fn print_ranked(hits: &[retrieval::Hit], terms: &[String], output: Output) -> anyhow::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if output.json {
+        for (i, hit) in hits.iter().enumerate() {
+            serde_json::to_writer(&mut out, &ranked_json(i + 1, hit))?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        let style = Style::detect();
+        let tokenizer = retrieval::tokenize::Tokenizer::new();
+        for (i, hit) in hits.iter().enumerate() {
+            out.write_all(render_ranked(i + 1, hit, &tokenizer, terms, style).as_bytes())?;
+        }
+    }
+    out.flush()?;
     Ok(())
 }
 

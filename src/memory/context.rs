@@ -259,9 +259,6 @@ const MIN_CUT_CHARS: usize = 80;
 pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
     let mut out = Rendered::default();
     let mut sections: Vec<String> = Vec::new();
-
-    let section_chars =
-        |sections: &[String]| -> usize { sections.iter().map(|s| s.chars().count() + 2).sum() };
     let fixed = [
         ("profile", PROFILE_HEADER, &parts.profile, 4),
         ("summary", SUMMARY_HEADER, &parts.summary, 2),
@@ -282,10 +279,29 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
         sections.push(format!("{header}\n{body}"));
     }
 
-    let mut room = max_chars.saturating_sub(section_chars(&sections) + MESSAGES_HEADER.len() + 1);
+    let room = max_chars.saturating_sub(section_chars(&sections) + MESSAGES_HEADER.len() + 1);
+    let recent = render_recent(&parts.messages, room, &mut out);
+    if !parts.recalled.is_empty() {
+        let taken = section_chars(&sections) + recent.as_ref().map_or(0, |r| r.chars().count() + 2);
+        let room = max_chars.saturating_sub(taken + RECALLED_HEADER.len() + 3);
+        sections.extend(render_recalled(&parts.recalled, room, &mut out));
+    }
+    sections.extend(recent);
+    out.text = sections.join("\n\n");
+    out
+}
+
+/// The characters `sections` take, joined by blank lines.
+fn section_chars(sections: &[String]) -> usize {
+    sections.iter().map(|s| s.chars().count() + 2).sum()
+}
+
+/// The recent messages within `room`, newest first: the oldest drop first,
+/// then the oldest kept one is cut to fit. Each gets its report line.
+fn render_recent(messages: &[Message], mut room: usize, out: &mut Rendered) -> Option<String> {
     let mut kept: Vec<(String, PartReport)> = Vec::new();
     let mut full = false;
-    for message in parts.messages.iter().rev() {
+    for message in messages.iter().rev() {
         let line = format_message(message);
         let chars = line.chars().count();
         let report = |used_chars, used_tokens, fate| PartReport {
@@ -323,56 +339,50 @@ pub fn render(parts: &Parts, max_chars: usize) -> Rendered {
         .collect();
     let recent = (!lines.is_empty()).then(|| format!("{MESSAGES_HEADER}\n{}", lines.join("\n")));
     out.parts.extend(kept.into_iter().map(|(_, report)| report));
+    recent
+}
 
-    if !parts.recalled.is_empty() {
-        let taken = section_chars(&sections) + recent.as_ref().map_or(0, |r| r.chars().count() + 2);
-        let room = max_chars.saturating_sub(taken + RECALLED_HEADER.len() + 3);
-        let lines: Vec<String> = parts
-            .recalled
-            .iter()
-            .map(|r| r.unit.item.transcript_line())
-            .collect();
-        let mut keep = vec![true; lines.len()];
-        let mut used: usize = lines.iter().map(|l| l.chars().count() + 1).sum();
-        // Over the room: the lowest scored go first (of two, the older).
-        let mut order: Vec<usize> = (0..lines.len()).collect();
-        order.sort_by(|&a, &b| {
-            parts.recalled[a]
-                .score
-                .total_cmp(&parts.recalled[b].score)
-                .then(a.cmp(&b))
-        });
-        for i in order {
-            if used <= room {
-                break;
-            }
-            keep[i] = false;
-            used -= lines[i].chars().count() + 1;
-            out.recall_dropped.push(i);
+/// The recalled messages within `room`: over it, the lowest scored drop
+/// first (of two, the older). Each gets its report line.
+fn render_recalled(recalled: &[Recalled], room: usize, out: &mut Rendered) -> Option<String> {
+    let lines: Vec<String> = recalled
+        .iter()
+        .map(|r| r.unit.item.transcript_line())
+        .collect();
+    let mut keep = vec![true; lines.len()];
+    let mut used: usize = lines.iter().map(|l| l.chars().count() + 1).sum();
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by(|&a, &b| {
+        recalled[a]
+            .score
+            .total_cmp(&recalled[b].score)
+            .then(a.cmp(&b))
+    });
+    for i in order {
+        if used <= room {
+            break;
         }
-        let kept: Vec<&str> = lines
-            .iter()
-            .zip(&keep)
-            .filter(|(_, k)| **k)
-            .map(|(l, _)| l.as_str())
-            .collect();
-        for (line, keep) in lines.iter().zip(&keep) {
-            let chars = if *keep { line.chars().count() } else { 0 };
-            out.parts.push(PartReport {
-                kind: "recalled",
-                chars: line.chars().count(),
-                used_chars: chars,
-                used_tokens: if *keep { estimate_tokens(line) } else { 0 },
-                fate: if *keep { Fate::Kept } else { Fate::Dropped },
-            });
-        }
-        if !kept.is_empty() {
-            sections.push(format!("{RECALLED_HEADER}\n{}", kept.join("\n")));
-        }
+        keep[i] = false;
+        used -= lines[i].chars().count() + 1;
+        out.recall_dropped.push(i);
     }
-    sections.extend(recent);
-    out.text = sections.join("\n\n");
-    out
+    let kept: Vec<&str> = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| l.as_str())
+        .collect();
+    for (line, keep) in lines.iter().zip(&keep) {
+        let chars = if *keep { line.chars().count() } else { 0 };
+        out.parts.push(PartReport {
+            kind: "recalled",
+            chars: line.chars().count(),
+            used_chars: chars,
+            used_tokens: if *keep { estimate_tokens(line) } else { 0 },
+            fate: if *keep { Fate::Kept } else { Fate::Dropped },
+        });
+    }
+    (!kept.is_empty()).then(|| format!("{RECALLED_HEADER}\n{}", kept.join("\n")))
 }
 
 /// Indent every line of a profile or summary so none can start a section.

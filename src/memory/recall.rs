@@ -154,6 +154,19 @@ pub fn search_memory(
         }
         return Ok(text);
     }
+    phrase_search(state, scope, query, since, until, limit)
+}
+
+/// What [`search_memory`] answers when nothing ranks: the phrase as typed,
+/// else any of its words (of 3 letters or more), newest first.
+fn phrase_search(
+    state: &State,
+    scope: &Scope,
+    query: &str,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    limit: usize,
+) -> anyhow::Result<String> {
     let mut search = Query {
         pattern: query.to_owned(),
         since,

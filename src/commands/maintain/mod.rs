@@ -184,41 +184,10 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         stop: Mutex::new(None),
         stopped: std::sync::atomic::AtomicBool::new(false),
     };
-    let selected = |task: &Task| args.only.is_empty() || args.only.contains(task);
-    let mut reports = Vec::new();
-    for &task in Task::value_variants().iter().filter(|t| selected(t)) {
-        let mut report = TaskReport::new(task);
-        let result = match task {
-            Task::Migrate => migrate(state, args, &mut report),
-            Task::StmExpiry => stm_expiry(state, args, now, &mut report),
-            Task::LogRotation => log_rotation(state, args, now, &mut report),
-            Task::Compact => compact(state, args, &llm, &mut report),
-            Task::Daily => daily(state, args, now, &llm, &mut report),
-            Task::Weekly => weekly(state, args, now, &llm, &mut report),
-            Task::Index => recall_index(state, args, now, &mut report),
-            Task::Prune => prune(state, args, now, &mut report),
-        };
-        if let Err(e) = result {
-            report.failed(&e);
-        }
-        reports.push(report);
-    }
+    let reports = run_tasks(state, args, now, &llm);
 
-    // Nobody may read cron's mail: every error goes to the failure log
-    // too, where `session status` and `doctor` show it.
     if !args.dry_run {
-        for report in &reports {
-            let exit = report.exit.unwrap_or(Exit::State).code();
-            for error in &report.errors {
-                crate::memory::failures::record_text(
-                    state,
-                    &format!("maintain {}", report.task.name()),
-                    None,
-                    exit,
-                    error,
-                );
-            }
-        }
+        record_failures(state, &reports);
     }
     let calls = llm.calls.load(Ordering::SeqCst);
     let cost = *llm.cost.lock().expect("cost lock");
@@ -251,6 +220,48 @@ pub fn run(state: &State, args: &MaintainArgs, output: Output) -> anyhow::Result
         ));
     }
     Ok(())
+}
+
+/// Each task `--only` selects (all by default), in their order; a failed
+/// task is in its report, and the pass goes on.
+fn run_tasks(state: &State, args: &MaintainArgs, now: DateTime<Utc>, llm: &Llm) -> Vec<TaskReport> {
+    let selected = |task: &Task| args.only.is_empty() || args.only.contains(task);
+    let mut reports = Vec::new();
+    for &task in Task::value_variants().iter().filter(|t| selected(t)) {
+        let mut report = TaskReport::new(task);
+        let result = match task {
+            Task::Migrate => migrate(state, args, &mut report),
+            Task::StmExpiry => stm_expiry(state, args, now, &mut report),
+            Task::LogRotation => log_rotation(state, args, now, &mut report),
+            Task::Compact => compact(state, args, llm, &mut report),
+            Task::Daily => daily(state, args, now, llm, &mut report),
+            Task::Weekly => weekly(state, args, now, llm, &mut report),
+            Task::Index => recall_index(state, args, now, &mut report),
+            Task::Prune => prune(state, args, now, &mut report),
+        };
+        if let Err(e) = result {
+            report.failed(&e);
+        }
+        reports.push(report);
+    }
+    reports
+}
+
+/// Nobody may read cron's mail: every error of the pass goes to the
+/// failure log too, where `session status` and `doctor` show it.
+fn record_failures(state: &State, reports: &[TaskReport]) {
+    for report in reports {
+        let exit = report.exit.unwrap_or(Exit::State).code();
+        for error in &report.errors {
+            crate::memory::failures::record_text(
+                state,
+                &format!("maintain {}", report.task.name()),
+                None,
+                exit,
+                error,
+            );
+        }
+    }
 }
 
 fn stm_expiry(

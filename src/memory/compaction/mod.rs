@@ -194,15 +194,7 @@ pub fn compact_user(
         if at_most == Some(0) {
             break;
         }
-        let plan = {
-            let lock = state.lock_user(user)?;
-            // A dry run changes nothing, not even a leftover journal.
-            if !options.dry_run {
-                recover_locked(state, &lock)?;
-            }
-            plan_locked(state, &lock, options.force, at_most)?
-        };
-        let plan = match plan {
+        let plan = match plan_round(state, user, options, at_most)? {
             Planned::Nothing { messages } if calls == 0 => {
                 return Ok(Outcome::NotNeeded { messages });
             }
@@ -217,60 +209,25 @@ pub fn compact_user(
                 keep: plan.total - plan.messages.len(),
             });
         }
-        if let Some(why) = ledger::maintenance_cap_reached(state, state.clock.now())? {
-            if calls == 0 {
-                return Ok(Outcome::Deferred {
-                    cap: Cap::Budget(why),
-                });
-            }
-            break;
-        }
-        let Some(claude) = claude()? else {
-            if calls == 0 {
-                return Ok(Outcome::Deferred { cap: Cap::Calls });
-            }
-            break;
+        let claude = match next_call(state, claude)? {
+            Ok(claude) => claude,
+            Err(cap) if calls == 0 => return Ok(Outcome::Deferred { cap }),
+            Err(_) => break,
         };
         let now = state.clock.now();
-        let (answer, reply) = summarise(state, &claude, &plan)?;
+        let (answer, reply) = summarise_round(state, user, &claude, &plan, now)?;
         calls += 1;
-        let answer = match answer {
-            Some(answer) => answer,
-            None => {
-                not_json += 1;
-                diag::warn(format!(
-                    "{user}: the compaction reply was not the JSON asked for; its text became \
-                     the summary and no profile was changed (check compacting.model and \
-                     compacting.summaryPrompt)"
-                ));
-                Answer {
-                    summary: reply.text.trim().to_owned(),
-                    ..Answer::default()
-                }
-            }
-        };
+        not_json += u32::from(answer.is_none());
+        let answer = answer.unwrap_or_else(|| Answer {
+            summary: reply.text.trim().to_owned(),
+            ..Answer::default()
+        });
         if let Some(c) = reply.cost_usd {
             *cost.get_or_insert(0.0) += c;
         }
-        if let Err(e) = ledger::record(state, ledger::Kind::Compact, user, &reply, now) {
-            diag::warn(format!("could not record the cost of a compaction: {e:#}"));
-        }
-
-        {
-            let lock = state.lock_user(user)?;
-            if !prefix_unchanged(state, user, &plan.prefix)? {
-                return Ok(Outcome::Changed);
-            }
-            let summary = next_summary(&plan, &answer.summary, reply.cost_usd, user, now);
-            let journal = Journal::new(
-                state,
-                user,
-                &plan.prefix,
-                &plan.lines,
-                Some(summary.render()),
-            )?;
-            write_journal(state, user, &journal)?;
-            kept = apply_journal_locked(state, &lock, &journal)?;
+        match apply_round(state, user, &plan, &answer, reply.cost_usd, now)? {
+            Some(left) => kept = left,
+            None => return Ok(Outcome::Changed),
         }
         if state.config.ltm.auto_profile {
             for (person, facts) in facts_by_user(user, &plan, answer) {
@@ -286,6 +243,81 @@ pub fn compact_user(
         cost_usd: cost,
         not_json,
     })
+}
+
+/// Under the owner's lock: finish a journal a killed run left (not on a
+/// dry run, which changes nothing), then plan the next round.
+fn plan_round(
+    state: &State,
+    user: &UserId,
+    options: Options,
+    at_most: Option<usize>,
+) -> anyhow::Result<Planned> {
+    let lock = state.lock_user(user)?;
+    if !options.dry_run {
+        recover_locked(state, &lock)?;
+    }
+    plan_locked(state, &lock, options.force, at_most)
+}
+
+/// The claude for the next call, or the cap that stops the run here: the
+/// maintenance budget, or the caller's cap on calls.
+fn next_call(state: &State, claude: CallGate) -> anyhow::Result<Result<Claude, Cap>> {
+    if let Some(why) = ledger::maintenance_cap_reached(state, state.clock.now())? {
+        return Ok(Err(Cap::Budget(why)));
+    }
+    Ok(claude()?.ok_or(Cap::Calls))
+}
+
+/// One call of a compaction: the summary of `plan` (`None` when the reply
+/// was not the JSON asked for; its text becomes the summary), its cost
+/// recorded in the ledger.
+fn summarise_round(
+    state: &State,
+    user: &UserId,
+    claude: &Claude,
+    plan: &plan::Plan,
+    now: DateTime<Utc>,
+) -> anyhow::Result<(Option<Answer>, crate::claude::Reply)> {
+    let (answer, reply) = summarise(state, claude, plan)?;
+    if answer.is_none() {
+        diag::warn(format!(
+            "{user}: the compaction reply was not the JSON asked for; its text became \
+             the summary and no profile was changed (check compacting.model and \
+             compacting.summaryPrompt)"
+        ));
+    }
+    if let Err(e) = ledger::record(state, ledger::Kind::Compact, user, &reply, now) {
+        diag::warn(format!("could not record the cost of a compaction: {e:#}"));
+    }
+    Ok((answer, reply))
+}
+
+/// Under the owner's lock, write the round's journal and apply it: the
+/// messages kept in the log, or `None` when the log's start changed since
+/// the plan (nothing is written then).
+fn apply_round(
+    state: &State,
+    user: &UserId,
+    plan: &plan::Plan,
+    answer: &Answer,
+    cost_usd: Option<f64>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<usize>> {
+    let lock = state.lock_user(user)?;
+    if !prefix_unchanged(state, user, &plan.prefix)? {
+        return Ok(None);
+    }
+    let summary = next_summary(plan, &answer.summary, cost_usd, user, now);
+    let journal = Journal::new(
+        state,
+        user,
+        &plan.prefix,
+        &plan.lines,
+        Some(summary.render()),
+    )?;
+    write_journal(state, user, &journal)?;
+    Ok(Some(apply_journal_locked(state, &lock, &journal)?))
 }
 
 /// Merge facts into one person's profile under their lock. The compaction
