@@ -1,5 +1,5 @@
 //! Regenerate the committed man pages and shell completions from the clap
-//! definition in `src/cli.rs`:
+//! definition in `src/cli/mod.rs`:
 //!
 //! ```sh
 //! cargo run --example generate-docs            # into the crate root

@@ -7,24 +7,23 @@
 //! - `memory`: the rules of memory, from what a message is to compaction,
 //!   summaries, search, erase and export;
 //! - `claude`: finding and calling `claude -p` and reading its reply, on
-//!   `supervise`, which runs a child to its end or a deadline;
-//! - `state` (an opened state dir: its layout, config and locks), with
-//!   `config` (`sessions/config.json`) and `state_dir` (which state dir);
+//!   `claude::supervise`, which runs a child to its end or a deadline;
+//! - `state` (an opened state dir: its layout, config, clock and locks;
+//!   `state::dir`: which state dir, and what it is on), with `config`
+//!   (`sessions/config.json`);
 //! - `layout`: every path of the file layout and every name that becomes a
 //!   path component, in both directions;
 //! - `store`: bytes on disk (locks, appends, line reads, atomic rewrites,
 //!   frontmatter, gzip archives, folder trees), which knows nothing of
 //!   users, messages or the layout.
 //!
-//! `completion` (what TAB offers, read from the state dir) belongs to
-//! `cli`. `error` (exit codes and error kinds), `diag` (warnings on
+//! `cli::completion` is what TAB offers, read from the state dir. `error` (exit codes and error kinds), `diag` (warnings on
 //! stderr), `progress` (a counter on stderr) and `terminal` (text made
 //! safe for a terminal) serve every layer.
 
 pub mod claude;
 pub mod cli;
 pub mod commands;
-pub mod completion;
 pub mod config;
 pub mod diag;
 pub mod error;
@@ -32,7 +31,5 @@ pub mod layout;
 pub mod memory;
 pub mod progress;
 pub mod state;
-pub mod state_dir;
 pub mod store;
-pub mod supervise;
 pub mod terminal;

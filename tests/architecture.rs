@@ -12,12 +12,11 @@ fn rank(top: &str) -> Option<u8> {
     Some(match top {
         "store" => 0,
         "layout" => 1,
-        "state" | "config" | "state_dir" => 2,
-        "supervise" => 3,
-        "claude" => 4,
-        "memory" => 5,
-        "cli" | "completion" => 6,
-        "commands" => 7,
+        "state" | "config" => 2,
+        "claude" => 3,
+        "memory" => 4,
+        "cli" => 5,
+        "commands" => 6,
         "error" | "diag" | "progress" | "terminal" => return None,
         other => panic!("src/{other}: a top-level module src/lib.rs does not place in a layer"),
     })

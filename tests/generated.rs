@@ -1,5 +1,5 @@
 //! The committed `man/` and `completions/` files are generated from the clap
-//! definition in `src/cli.rs`; these tests fail when they drift from it (a
+//! definition in `src/cli/mod.rs`; these tests fail when they drift from it (a
 //! flag added without regenerating) and when groff finds fault with a page.
 
 use std::collections::BTreeSet;
@@ -69,7 +69,7 @@ fn committed_docs_match_the_clap_definition() {
 
     assert!(
         problems.is_empty(),
-        "man pages or completions are out of date with src/cli.rs:\n  {}\n\
+        "man pages or completions are out of date with src/cli/mod.rs:\n  {}\n\
          Run `{}` and commit the changes in {}/ and {}/.",
         problems.join("\n  "),
         docs::REGENERATE_COMMAND,
@@ -96,7 +96,7 @@ fn top_man_page_has_exit_status_environment_and_files() {
     let page = fs::read_to_string(fresh.path().join("man/claude-session.1"))
         .expect("could not read the top man page");
 
-    // The exit codes are those listed in src/cli.rs, whatever they become.
+    // The exit codes are those listed in src/cli/mod.rs, whatever they become.
     let after_help = Cli::command()
         .get_after_help()
         .expect("the top command has an after_help")

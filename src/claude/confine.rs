@@ -6,7 +6,7 @@
 //!
 //! The ruleset is built here, in the parent, before the child is forked:
 //! the child's `pre_exec` hook only makes the two system calls that apply
-//! it (see [`crate::supervise`]), as nothing else is safe between fork and
+//! it (see [`crate::claude::supervise`]), as nothing else is safe between fork and
 //! exec. Landlock is inherited by everything claude starts (its Bash tool,
 //! an MCP server) and cannot be lifted by them.
 
@@ -33,7 +33,7 @@ const ABI_WANTED: ABI = ABI::V5;
 /// `/proc` is left out: other processes' entries (their argv, their
 /// working folder) are no business of claude's; the few files of it node
 /// reads for itself are listed one by one, and its own entry is added in
-/// the child (see [`crate::supervise::Landlock`]).
+/// the child (see [`crate::claude::supervise::Landlock`]).
 const SYSTEM_READ: &[&str] = &[
     "/usr",
     "/bin",

@@ -2,7 +2,7 @@
 //! `ask`, compaction and summaries alike: its arguments, its environment
 //! (an allowlist) and the private folders a call runs in (`sandbox`).
 //! Reading what it printed is `reply`, its event stream `stream`; running
-//! the child (timeout, process group, signals) is [`crate::supervise`].
+//! the child (timeout, process group, signals) is [`crate::claude::supervise`].
 //!
 //! The system prompt goes in a private temporary file and the prompt on
 //! stdin, so no command-line size limit applies; both pass [`neutralise`]
@@ -16,8 +16,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde_json::Value;
 
+use crate::claude::supervise::{Landlock, Program, RunError, run_with_timeout};
 use crate::error::{Exit, failure};
-use crate::supervise::{Landlock, Program, RunError, run_with_timeout};
 
 pub mod confine;
 pub mod image;
@@ -25,6 +25,7 @@ mod neutralise;
 mod reply;
 mod sandbox;
 pub mod stream;
+pub mod supervise;
 
 pub use image::Image;
 pub use neutralise::neutralise;

@@ -8,8 +8,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::Reply;
+use crate::claude::supervise::Output;
 use crate::error::{Exit, failure};
-use crate::supervise::Output;
 
 pub(super) fn parse_output(program: &Path, output: Output) -> anyhow::Result<Reply> {
     let stdout = String::from_utf8_lossy(&output.stdout);

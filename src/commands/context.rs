@@ -318,6 +318,6 @@ struct ShownConfig<'a> {
 #[derive(Serialize)]
 struct ShownStateDir<'a> {
     path: &'a std::path::Path,
-    source: crate::state_dir::StateDirSource,
+    source: crate::state::dir::StateDirSource,
     exists: bool,
 }

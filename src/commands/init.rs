@@ -8,7 +8,7 @@ use crate::cli::{Cli, InitArgs};
 use crate::commands::{Output, effective_state_dir, print_json, print_text};
 use crate::error::usage;
 use crate::state::State;
-use crate::state_dir::{EffectiveStateDir, StateDirSource};
+use crate::state::dir::{EffectiveStateDir, StateDirSource};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -22,7 +22,7 @@ pub fn run(cli: &Cli, args: &InitArgs, output: Output) -> anyhow::Result<()> {
         Some(dir) => {
             if let Some(flag) = &cli.state_dir
                 && flag != dir
-                && std::env::var_os(crate::state_dir::STATE_DIR_ENV).as_deref()
+                && std::env::var_os(crate::state::dir::STATE_DIR_ENV).as_deref()
                     != Some(flag.as_os_str())
             {
                 return Err(usage(format!(

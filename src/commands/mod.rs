@@ -36,7 +36,7 @@ use crate::error::{Exit, failure};
 use crate::layout::UserId;
 use crate::memory::user_data;
 use crate::state::State;
-use crate::state_dir::{self, EffectiveStateDir};
+use crate::state::dir::{self as state_dir, EffectiveStateDir};
 
 /// Options every command sees, resolved from the global flags.
 #[derive(Debug, Clone, Copy)]

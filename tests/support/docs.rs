@@ -1,10 +1,10 @@
 //! Man pages and shell completions, rendered from the clap definition in
-//! `src/cli.rs`: the one place that knows what the committed `man/` and
+//! `src/cli/mod.rs`: the one place that knows what the committed `man/` and
 //! `completions/` files should hold. `examples/generate-docs.rs` writes them,
 //! `tests/generated.rs` fails when the committed ones drift from it; both
 //! include this file with `#[path]`, so they cannot disagree.
 //!
-//! Nothing that `src/cli.rs` already says is repeated here: the exit codes
+//! Nothing that `src/cli/mod.rs` already says is repeated here: the exit codes
 //! come from the top command's `after_help`, the examples from each
 //! subcommand's, the environment variables from the flags' `env`. Only what
 //! clap cannot know is written here by hand: the file layout (FILES) and
@@ -175,7 +175,7 @@ fn man_page(cmd: &Command, ancestors: &[String]) -> io::Result<String> {
     let blocks = after_help_blocks(cmd);
     if is_top && !blocks.iter().any(|b| b.section() == EXIT_STATUS) {
         return Err(io::Error::other(format!(
-            "src/cli.rs: the after_help of `{BIN}` has no `{EXIT_CODES_HEADING}:` block; \
+            "src/cli/mod.rs: the after_help of `{BIN}` has no `{EXIT_CODES_HEADING}:` block; \
              the man page needs it for EXIT STATUS"
         )));
     }
@@ -223,7 +223,7 @@ fn title(out: &mut Vec<u8>, cmd: &Command, name: &str) {
         .collect();
     out.extend_from_slice(
         format!(
-            ".\\\" Generated from src/cli.rs by `{REGENERATE_COMMAND}`; do not edit.\n\
+            ".\\\" Generated from src/cli/mod.rs by `{REGENERATE_COMMAND}`; do not edit.\n\
              .TH {}\n.nh\n.ad l\n",
             quoted.join(" ")
         )

@@ -15,7 +15,7 @@ use crate::commands::{Output, print_json, print_text};
 use crate::config::Config;
 use crate::error::{Exit, failure};
 use crate::layout::{ChannelName, Layout};
-use crate::state_dir::EffectiveStateDir;
+use crate::state::dir::EffectiveStateDir;
 
 mod program;
 mod storage;

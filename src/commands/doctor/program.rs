@@ -109,9 +109,9 @@ pub(super) fn supported(version: &str) -> Standing {
 }
 
 /// `claude --version`, with a deadline and the same private HOME as a
-/// call, run by the one runner of children ([`crate::supervise`]).
+/// call, run by the one runner of children ([`crate::claude::supervise`]).
 pub(super) fn version_of(program: &std::path::Path) -> Result<String, String> {
-    use crate::supervise::{Program, RunError, run_with_timeout};
+    use crate::claude::supervise::{Program, RunError, run_with_timeout};
     use std::ffi::OsString;
     let home = tempfile::tempdir().map_err(|e| e.to_string())?;
     let env = [

@@ -31,7 +31,7 @@ pub(super) fn file_system(setup: &Setup) -> Check {
             ..Check::ok(NAME, "needs a state dir")
         };
     };
-    match crate::state_dir::file_system(dir) {
+    match crate::state::dir::file_system(dir) {
         Ok(fs) => match fs.warning() {
             Some(warning) => Check::warn(
                 NAME,
@@ -67,7 +67,7 @@ pub(super) fn state_dir_usable(setup: &Setup) -> Check {
     };
     let layout = Layout::new(dir.clone());
     let sessions = layout.sessions_dir();
-    let mode = match crate::state_dir::folder_mode(sessions) {
+    let mode = match crate::state::dir::folder_mode(sessions) {
         Ok(mode) => mode,
         Err(e) => return missing_state_dir(setup, dir, sessions, &e),
     };
@@ -82,7 +82,7 @@ pub(super) fn state_dir_usable(setup: &Setup) -> Check {
             format!("chmod 700 {}", sessions.display()),
         );
     }
-    match crate::state_dir::probe_write(sessions) {
+    match crate::state::dir::probe_write(sessions) {
         Ok(file_mode) => Check::ok(
             NAME,
             format!(

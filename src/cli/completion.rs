@@ -56,9 +56,9 @@ fn from_state(list: impl Fn(&State) -> anyhow::Result<Vec<String>>) -> Vec<Compl
     }
     // Warnings (a config key unknown) would land in the terminal mid-line.
     crate::diag::set_verbosity(-1);
-    let origin = crate::state_dir::EffectiveStateDir {
+    let origin = crate::state::dir::EffectiveStateDir {
         path: dir,
-        source: crate::state_dir::StateDirSource::Flag,
+        source: crate::state::dir::StateDirSource::Flag,
     };
     let Ok(state) = State::open(origin, None) else {
         return Vec::new();

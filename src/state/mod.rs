@@ -1,11 +1,13 @@
 //! An opened state dir: its layout, its config, the channel name, the
 //! clock, and the locks that guard it. Opening reads; it creates nothing.
 
+pub mod dir;
+
 use chrono::{DateTime, Utc};
 
 use crate::config::Config;
 use crate::layout::{ChannelName, Layout, UserId};
-use crate::state_dir::EffectiveStateDir;
+use crate::state::dir::EffectiveStateDir;
 use crate::store::lock::FileLock;
 
 #[derive(Debug, Clone)]
@@ -176,7 +178,7 @@ mod tests {
         .unwrap();
         let origin = EffectiveStateDir {
             path: dir.path().to_owned(),
-            source: crate::state_dir::StateDirSource::Flag,
+            source: crate::state::dir::StateDirSource::Flag,
         };
         let state = State::open(origin, None).unwrap();
         let u1 = UserId::new("U1").unwrap();

@@ -2,13 +2,15 @@
 //! usage errors never touch the state dir. One definition of each flag
 //! feeds the parser, `--help`, the man pages and the completions.
 
+pub mod completion;
+
 use std::path::PathBuf;
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::engine::ArgValueCandidates;
 
-use crate::completion as complete;
+use crate::cli::completion as complete;
 
 use crate::layout::{ChannelName, ConversationKey, TopicSlug, UserId};
 use crate::memory::message::{Attachment, Role};
@@ -543,7 +545,7 @@ pub struct MaintainArgs {
     pub dry_run: bool,
 
     /// LLM calls run in parallel
-    #[arg(long, default_value_t = 2, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=crate::supervise::MAX_CHILDREN as i64))]
+    #[arg(long, default_value_t = 2, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=crate::claude::supervise::MAX_CHILDREN as i64))]
     pub jobs: u32,
 
     /// At most N LLM calls this run; the rest waits for the next run
