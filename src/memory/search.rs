@@ -4,7 +4,7 @@
 //!
 //! Message files are streamed through ripgrep's own line searcher
 //! (`grep-searcher`), archives decoded member by member on the fly
-//! ([`archive::MembersReader`]), so memory stays flat whatever the archive
+//! ([`crate::store::archive::MembersReader`]), so memory stays flat whatever the archive
 //! size. The searcher matches a phrase as it is stored (JSON-escaped) on
 //! the raw line, a cheap prefilter; only a candidate line is parsed (with
 //! `--regex`, which cannot see through the escapes, every line is), and
