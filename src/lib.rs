@@ -8,11 +8,13 @@
 //!   summaries, search, erase and export;
 //! - `claude`: finding and calling `claude -p` and reading its reply, on
 //!   `claude::supervise`, which runs a child to its end or a deadline;
-//! - `state` (an opened state dir: its layout, config, clock and locks;
-//!   `state::dir`: which state dir, and what it is on), with `config`
-//!   (`sessions/config.json`);
-//! - `layout`: every path of the file layout and every name that becomes a
-//!   path component, in both directions;
+//! - `state` (an opened state dir: its layout, config, clock and locks,
+//!   the owner and index locks as types; `state::dir`: which state dir,
+//!   and what it is on), with `config` (`sessions/config.json`);
+//! - `layout`: every path of the file layout (but the few names its doc
+//!   lists as built elsewhere) and every name that becomes a path
+//!   component, in both directions, and the registry of an owner's files
+//!   (`owner_files`);
 //! - `store`: bytes on disk (locks, appends, line reads, atomic rewrites,
 //!   frontmatter, gzip archives, folder trees), which knows nothing of
 //!   users, messages or the layout.

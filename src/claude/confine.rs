@@ -5,9 +5,10 @@
 //! tree, `$HOME`, or other processes' `/proc` entries.
 //!
 //! The ruleset is built here, in the parent, before the child is forked:
-//! the child's `pre_exec` hook only makes the two system calls that apply
-//! it (see [`crate::claude::supervise`]), as nothing else is safe between fork and
-//! exec. Landlock is inherited by everything claude starts (its Bash tool,
+//! the child's `pre_exec` hook only makes system calls (see
+//! [`crate::claude::supervise`]), as nothing else is safe between fork and exec:
+//! it marks inherited descriptors close-on-exec, adds the rule for its own
+//! `/proc` entry, sets no-new-privileges and applies the ruleset. Landlock is inherited by everything claude starts (its Bash tool,
 //! an MCP server) and cannot be lifted by them.
 
 use std::os::fd::OwnedFd;

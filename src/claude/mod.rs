@@ -1,6 +1,9 @@
-//! Finding and running `claude -p`: the one place that starts it, for
-//! `ask`, compaction and summaries alike: its arguments, its environment
-//! (an allowlist) and the private folders a call runs in (`sandbox`).
+//! Finding and running `claude -p`: the one place that makes a call, for
+//! `ask`, compaction, summaries and `doctor --live` alike (the only other
+//! start of claude is doctor's `claude --version` probe, through the same
+//! [`supervise`]): its arguments, its environment (an allowlist)
+//! and the private folders a call runs in (`sandbox`); images as content
+//! blocks (`image`).
 //! Reading what it printed is `reply`, its event stream `stream`; running
 //! the child (timeout, process group, signals) is [`crate::claude::supervise`].
 //!

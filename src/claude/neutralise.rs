@@ -15,10 +15,13 @@
 //! does. The guard after it is the second line: a path that starts with
 //! it is no path (but `@\u{200B}../../x` still resolves, its first
 //! segment undone by the next `..`, so it cannot be the only one). A
-//! prompt is a command only when its first character is `/`. The model
-//! reads the text as written (the character has no width and no meaning
-//! to it); what is stored stays byte for byte what the person wrote,
-//! since this runs at the boundary, every time text crosses it.
+//! prompt is a command only when its first character is `/`. A word the
+//! CLI acts on wherever it stands (`ultrathink`, which asks for deeper
+//! reasoning a chat user must not be able to buy) gets the character
+//! inside it. The model reads the text as written (the character has no
+//! width and no meaning to it); what is stored stays byte for byte what
+//! the person wrote, since this runs at the boundary, every time text
+//! crosses it.
 
 use std::borrow::Cow;
 

@@ -4,10 +4,11 @@
 //!
 //! clap's completion engine calls these while the shell waits, with the
 //! words typed so far as the process's arguments (after `--`), not yet
-//! parsed: the state dir is taken from `--state-dir`/`--channel` among
-//! them, else from `CLAUDE_SESSION_STATE_DIR`. Anything that goes wrong
-//! (no state dir, unreadable config) completes nothing and prints nothing:
-//! a TAB must never spill an error into the command line being typed.
+//! parsed: the state dir is taken from `--state-dir` among them, else
+//! from `CLAUDE_SESSION_STATE_DIR`, else from `--channel` among them (as
+//! a command chooses it). Anything that goes wrong (no state dir,
+//! unreadable config) completes nothing and prints nothing: a TAB must
+//! never spill an error into the command line being typed.
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -1,6 +1,8 @@
-//! Every clap type, and nothing else: parsing does no I/O, so `--help` and
-//! usage errors never touch the state dir. One definition of each flag
-//! feeds the parser, `--help`, the man pages and the completions.
+//! Every clap type but one, and nothing else: parsing does no I/O, so
+//! `--help` and usage errors never touch the state dir. (`--role`'s values
+//! are [`Role`] itself, whose `ValueEnum` is derived where it is defined,
+//! in `memory::message`.) One definition of each flag feeds the parser,
+//! `--help`, the man pages and the completions.
 
 pub mod completion;
 

@@ -11,7 +11,7 @@
 //!    compaction that was due runs.
 //!
 //! `--stream` changes only how claude's output is read and printed
-//! ([`reply_stream`]): the reply is logged by the same code, after claude
+//! ([`crate::commands::reply_stream`]): the reply is logged by the same code, after claude
 //! has finished, and the `done` event is the `--json` object.
 
 use serde::Serialize;

@@ -1,5 +1,8 @@
-//! `compact`: fold old messages of one user, or every user over the
-//! threshold, into their summaries now.
+//! `compact`: fold old messages of one user (or conversation), or of
+//! every one over the threshold (`--all`, the sweep `maintain`'s task
+//! runs), into their summaries now. And what `ask` starts for a compaction
+//! in the background ([`start_in_background`]): this command, detached,
+//! whose failure goes to the failure log.
 
 use anyhow::Context as _;
 use serde::Serialize;

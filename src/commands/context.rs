@@ -1,4 +1,7 @@
-//! `context`: print the memory block `ask` would inject.
+//! `context`: print the memory block `ask` would inject (with a message,
+//! what recall adds to it); with `--explain`, what the size budget and
+//! recall did with each part; with `--show-config`, the effective
+//! configuration and the state dir it belongs to.
 
 use serde::Serialize;
 

@@ -8,7 +8,10 @@
 //! runtime (tokio) and 48 crates more into a program that has none, for a
 //! server that lives as long as one `ask` and answers a handful of calls
 //! (BENCHMARKS.md, "Recall", has the figures). What the tools read is
-//! `memory::recall`'s; this file only speaks the protocol.
+//! `memory::recall`'s; this file speaks the protocol, and holds `ask`'s
+//! side of it too: [`enable_recall`] gives claude this server, its tools'
+//! permissions, the paths a confined claude may read for it, and the line
+//! added to the base prompt ([`RECALL_PROMPT_LINE`]).
 
 use std::io::{BufRead as _, Read as _, Write as _};
 

@@ -1,10 +1,10 @@
 //! The command layer: one module per subcommand, each with its `run`
 //! (`append`, `ask`, `compact`, `context`, `doctor`, `init`, `maintain`, `mcp`,
 //! `session`, and `search` for `session search`), and beside them what
-//! several share: the in-chat `/session` commands (`chat`), message input
-//! (`input`), shell-completion values (`complete`) and presentation
-//! (`style`, `progress`, `reply_stream`). This file dispatches, opens the
-//! state dir, checks user ids and finds claude.
+//! they use: the in-chat `/session` commands (`chat`), message input
+//! (`input`), what an attached file becomes (`attachments`) and
+//! presentation (`style`, `reply_stream`). This file dispatches, opens the
+//! state dir, checks user ids, finds claude and prints JSON and text.
 //!
 //! A command is thin: arguments in, one `memory` (or `state`) call per
 //! step, the answer rendered. The only layer that prints to stdout; it

@@ -4,7 +4,7 @@
 //!
 //! One QUERY argument is a phrase ([`search::search`], newest first);
 //! several unquoted words, or `--ranked`, are ranked by relevance as
-//! `ask`'s recall ranks ([`retrieval::search`], best first, with scores):
+//! `ask`'s recall ranks ([`retrieval::search()`], best first, with scores):
 //! an operator typing `session search --user U pottery class` is after
 //! what U said about a pottery class, in whatever words, as a web search
 //! would find it; a quoted phrase, `--phrase` and `--regex` stay exact.

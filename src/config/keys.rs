@@ -2,7 +2,10 @@
 //! its type, default, allowed values and one-line doc. The `Config`
 //! structs, their defaults, the checks of `validate.rs`, the key list of
 //! the did-you-mean and the README's configuration table all come from
-//! the table at the bottom of this file; nothing else names a key.
+//! the table at the bottom of this file; no other file defines a key (a
+//! few name one in their words: the rule between the threshold and the
+//! window in `validate.rs`, the seed's `stm.maxMessages` in `mod.rs`, the
+//! hints of error messages).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,5 @@
-//! Lock files under `.locks/`, apart from the data: rewrites rename over
+//! Lock files under `.locks/` (all but the failure log's, which
+//! `memory::failures` names), apart from the data: rewrites rename over
 //! data files and expiry removes user folders, neither of which may touch
 //! a lock somebody waits on. And the per-message locks and failure
 //! records of redelivered messages.
@@ -39,7 +40,7 @@ impl Layout {
         self.locks_dir().join("index.lock")
     }
 
-    /// Guards the maintenance ledger.
+    /// Guards every cost ledger (the senders', the channel's, maintenance).
     pub fn ledger_lock_file(&self) -> PathBuf {
         self.locks_dir().join("ledger.lock")
     }

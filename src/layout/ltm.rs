@@ -32,7 +32,7 @@ impl Layout {
     }
 
     /// A profile's key in `ltm/index.json` (relative to `ltm/`, see
-    /// [`INDEX_PATH_PREFIX`]): `users/U1.md`.
+    /// [`super::INDEX_PATH_PREFIX`]): `users/U1.md`.
     pub fn profile_index_key(user: &UserId) -> String {
         format!("users/{user}.md")
     }

@@ -2,8 +2,13 @@
 //! folder of a state dir is, and what a name found there says (the day of
 //! an archive or a daily summary, the week of a weekly one, the time of an
 //! export, the key of an index entry); and the validation of the names
-//! that become path components. Other modules build no name of this
-//! layout: they ask [`Layout`], or join names they listed from disk.
+//! that become path components. Other modules ask [`Layout`], or join
+//! names they listed from disk; three build names of their own, inside a
+//! folder [`Layout`] gives: the failure log and its lock
+//! (`memory::failures`: `logs/claude-session.jsonl`,
+//! `.locks/failure-log.lock`), a recall segment's file
+//! (`memory::retrieval::index`: `<first>_<last>.seg`) and the temporary
+//! name of an atomic rewrite (`store::atomic`: `.<name>.….tmp`).
 //!
 //! The tree under `<state-dir>/sessions/` is the TypeScript seed's, kept
 //! exactly so a state dir moves between the two unchanged. What this tool

@@ -23,10 +23,10 @@
 //! no entry names.
 //!
 //! Files of nobody in particular (the config, the LTM index, the channel's
-//! and maintenance ledgers, topic notes, channel-wide locks) are listed in
-//! [`shared_files`]: an erase rewrites some of them (the index, the
-//! maintenance ledger, the topic notes an owner owns), but they are no
-//! owner's.
+//! and maintenance ledgers, topic notes, channel-wide locks, broker logs)
+//! are told by [`is_shared_file`]: an erase rewrites some of them (the
+//! index, the maintenance ledger) and removes the topic notes an owner
+//! owns, but they are no owner's.
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,6 +1,9 @@
 //! Cost ledgers: what LLM calls cost, kept apart from the chat logs so that
 //! budgets can be checked on the hot path of `ask` without decoding
-//! archives. Three append-only JSONL files under `sessions/costs/`:
+//! archives. Three JSONL files under `sessions/costs/`, appended to (only
+//! an erase rewrites: a sender's ledger down to the amounts its budgets
+//! need, [`keep_for_budgets_only`], and the maintenance ledger without the
+//! person's lines):
 //! `per-user/<user>/asks.jsonl` (each ask of a sender; earlier versions
 //! kept it in `users/<user>.jsonl`, moved on first use), `asks-YYYY-MM.jsonl` (every
 //! ask of the channel, no user ids), `maintenance.jsonl` (compaction and

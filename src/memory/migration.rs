@@ -4,8 +4,8 @@
 //! as is (`stm/G1/`), the folder a user `G1` would use: a conversation keyed
 //! like a person read and wrote that person's log. Conversations now live
 //! behind [`crate::layout::CONVERSATION_MARK`] (`stm/#G1/`). This module
-//! moves what the previous layout wrote, on first touch of the key and in
-//! `maintain`.
+//! moves what the previous layout wrote, when a command first writes to
+//! the key (one that only reads reads it where it is) and in `maintain`.
 //!
 //! What counts as a conversation of the previous layout: a folder whose log
 //! (or, with no log, archive) has user lines that all name a sender

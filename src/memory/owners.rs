@@ -7,7 +7,8 @@
 //! `memberships/<person>/` record. Search, `session users` and `session
 //! conversations` ask this module, so the rule lives in one place. Group
 //! data of the layout before conversations had their own namespace counts as
-//! a person's until `maintain` (task `migrate`) or the key's next use moves it.
+//! a person's until `maintain` (task `migrate`) or the key's next write
+//! moves it.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

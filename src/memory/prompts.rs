@@ -1,6 +1,12 @@
-//! Every prompt this tool sends to claude, in one place, plain text, easy
-//! to read and change. Config may replace the instruction parts
+//! The instructions this tool gives claude, plain text, easy to read and
+//! change: compaction's, the daily and weekly summaries', and `ask`'s
+//! default base prompt. Config may replace the instruction parts
 //! (`compacting.summaryPrompt`, `ltm.profilePrompt`).
+//!
+//! The few lines that belong to one feature stay with it: the context
+//! heading ([`crate::memory::turn::CONTEXT_HEADING`]), the recall line
+//! and the memory tools' descriptions (`commands::mcp`), the list of
+//! attached files (`commands::attachments`) and `doctor --live`'s probe.
 
 /// Compaction: how to summarise. Followed by the answer format.
 pub const SUMMARY_INSTRUCTIONS: &str = "\

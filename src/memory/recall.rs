@@ -6,7 +6,7 @@
 //! The scope is settled once, when the server starts ([`Scope::resolve`]):
 //! whose memory may be searched is asked of [`owners::visible_to`], the one
 //! rule of who sees what; everything here only reads inside that scope.
-//! Searching ranks as `ask`'s recall does ([`retrieval::search`]), and
+//! Searching ranks as `ask`'s recall does ([`retrieval::search()`]), and
 //! falls back to `session search`'s phrase match ([`search::search`]).
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -94,7 +94,7 @@ pub fn readable_paths(state: &State, person: &UserId, key: &UserId) -> Vec<std::
 /// `search_memory`: the hits ranked by relevance, best first, each `[date
 /// time] who: text` on one line. Models ask in whole sentences ("what did
 /// I say about my sister's dog"), so the query's words are ranked as
-/// `ask`'s recall ranks them ([`retrieval::search`]), over the same
+/// `ask`'s recall ranks them ([`retrieval::search()`]), over the same
 /// memory (the scope's owner: messages, archives, daily and weekly
 /// summaries). The recent window is not left out: this is a search, and
 /// a hit already in the context only confirms it. A query with nothing to

@@ -1,11 +1,13 @@
-//! Gzip archives of raw log lines: `messages-YYYY-MM-DD.jsonl.gz`.
+//! Gzip archives of raw log lines: `messages-YYYY-MM-DD.jsonl.gz` (and
+//! rotated broker logs).
 //!
-//! Each write adds one gzip member, so `zcat` prints every line of every
-//! write. The new member is added by an atomic rewrite (old bytes + new
-//! member → temp file → rename), not an in-place append: a writer killed
-//! mid-write then leaves the old archive intact instead of a torn member
-//! that would hide every member written after it. A day's archive of one
-//! user is small, so copying it is cheap.
+//! Each append adds one gzip member, so `zcat` prints every line of every
+//! append (a rewrite, for an erase or a delete, leaves one member). The
+//! new member is added by an atomic rewrite (old bytes + new member →
+//! temp file → rename), not an in-place append: a writer killed mid-write
+//! then leaves the old archive intact instead of a torn member that would
+//! hide every member written after it. A day's archive of one user is
+//! small, so copying it is cheap.
 //!
 //! Reading decodes member by member; a damaged member (an archive cut in
 //! half by someone else's tool) is reported and skipped, and reading goes

@@ -1,10 +1,11 @@
 //! Appending whole lines to a log file.
 //!
-//! The caller holds the lock of the file's owner. One record is one
-//! `write` of the complete line, so a concurrent reader never sees half a
-//! record from a living writer; a writer killed mid-line leaves a fragment
-//! without a final newline, and the next append starts with a newline so
-//! the new record is never glued to it.
+//! The caller holds the file's lock: its owner's for a chat log, the
+//! ledger lock for a cost ledger, the failure log's own for that log. One
+//! record is one `write` of the complete line, so a concurrent reader
+//! never sees half a record from a living writer; a writer killed
+//! mid-line leaves a fragment without a final newline, and the next
+//! append starts with a newline so the new record is never glued to it.
 
 use std::io::Write as _;
 use std::os::unix::fs::FileExt as _;

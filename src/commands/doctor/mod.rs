@@ -2,7 +2,8 @@
 //! one, each saying ok or what to fix.
 //!
 //! A check is a function in [`CHECKS`]: it gets the [`Setup`] and returns
-//! a [`Check`]. Checks are independent (one failing does not stop the
+//! its rows, each a [`Check`] (one for most, one per enabled tool for
+//! `tools`). Checks are independent (one failing does not stop the
 //! others), so adding one is adding a function and a line. The checks of
 //! claude are in `program`, those of the state dir in `storage`.
 

@@ -1,4 +1,5 @@
-//! `session status`: the channel's counts, storage per area and spend,
+//! `session status`: the channel's counts, storage per area, spend and
+//! the recent failures of background work (the failure log's last week),
 //! or one user's messages, compactions, storage and spend, as key–value
 //! lines (or `--json`).
 

@@ -1,5 +1,6 @@
 //! `session topics`, `topic show|set`, `forget` and `reindex`: topic
-//! notes and the rebuilt index.
+//! notes, and the derived data rebuilt from what is stored (the LTM tag
+//! index, the membership records and every recall index segment).
 
 use std::path::Path;
 

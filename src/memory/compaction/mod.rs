@@ -13,14 +13,17 @@
 //!    remove the journal.
 //!
 //! A process killed anywhere in step 3 leaves the journal; the next
-//! compaction of that user (or expiry, or clear) replays it, skipping what
-//! was done. So every message is always in STM or the archive, and never
+//! compaction of that user (or expiry, clear, erase, delete, export or a
+//! daily summary) replays it, skipping what was done. So every message is always in STM or the archive, and never
 //! archived twice. A separate compaction lock, held across the LLM call,
 //! makes a second concurrent compaction of the same user return at once.
 //!
 //! Each part has its own file: `plan` reads the log and decides what
 //! leaves it, `summarise` is the LLM call (prompt, schema, answer) and
 //! the summary it gives, `journal` writes, replays and recovers step 3.
+//! This file holds the protocol, the sweep over every owner due ([`due`],
+//! [`compact_due`]: `maintain`'s task and `compact --all`), the merge of
+//! profile facts, and the archiving of a whole log an expiry uses.
 
 mod journal;
 mod plan;

@@ -4,13 +4,15 @@
 //!
 //! Message files are streamed through ripgrep's own line searcher
 //! (`grep-searcher`), archives decoded member by member on the fly
-//! ([`archive::MembersReader`]), so memory stays flat whatever the archive
-//! size. The searcher matches the phrase as it is stored (JSON-escaped) on
-//! the raw line, a cheap prefilter; only a candidate line is parsed, and
-//! it is a hit only when the phrase is in its message *text* (not in a key
+//! ([`crate::store::archive::MembersReader`]), so memory stays flat whatever the archive
+//! size. The searcher matches a phrase as it is stored (JSON-escaped) on
+//! the raw line, a cheap prefilter; only a candidate line is parsed (with
+//! `--regex`, which cannot see through the escapes, every line is), and
+//! it is a hit only when the match is in its message *text* (not in a key
 //! or an id) and the filters pass. Files are searched by as many threads as
-//! there are cores. Hits come back newest first; with a limit, only that
-//! many are ever held.
+//! there are cores. Hits come back newest first; with a limit, no thread
+//! ever holds more than that many. Which files a query reads is
+//! `targets`; searching one of them, `file`.
 
 use std::collections::{BTreeSet, BinaryHeap};
 use std::io::{BufRead as _, BufReader};

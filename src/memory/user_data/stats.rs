@@ -1,6 +1,7 @@
 //! One user's numbers, for `status` and `users`: messages, activity,
-//! spend, and the bytes their files take; and the whole channel's, for
-//! `session status`.
+//! spend, and the bytes their files take; and what the whole channel's
+//! numbers are made of, for `session status` (gathered by
+//! [`crate::memory::people::channel_status`]).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
