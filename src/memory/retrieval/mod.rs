@@ -7,6 +7,8 @@
 //!   CJK bigrams).
 //! - [`bm25`]: the score of every unit for one query.
 //! - [`corpus`]: reading the units of one owner, in time order.
+//! - [`score`]: their BM25 scores for one query, indexed days from
+//!   their postings.
 //! - [`search()`]: the same ranking as a search, best first with scores
 //!   (`session search` with several words, the `search_memory` tool).
 //!
@@ -29,6 +31,7 @@ pub mod bm25;
 pub mod corpus;
 pub mod index;
 pub mod indexing;
+pub mod score;
 pub mod search;
 pub mod tokenize;
 pub mod when;
@@ -42,7 +45,8 @@ use crate::config::RecallConfig;
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::Owner;
 use crate::state::State;
-pub use corpus::{Corpus, Hits, Item, Unit, Units};
+pub use corpus::{Corpus, Item, Unit, Units};
+pub use score::Hits;
 pub use search::{Found, Hit, search};
 
 /// How much of a neighbour's score a message gets: a question's answer
@@ -304,9 +308,9 @@ pub fn rank(
         .enumerate()
     {
         if s > 0.0 {
-            hits.list.push(corpus::Hit {
+            hits.list.push(score::Hit {
                 place: i as u32,
-                chars: corpus::NO_CHARS,
+                chars: score::NO_CHARS,
                 raw: s,
             });
         }
@@ -370,7 +374,7 @@ pub fn choose(
     };
     let chars_of = |k: usize| -> Option<usize> {
         match hits[k].chars {
-            corpus::NO_CHARS => units.peek(hits[k].place as usize).map(unit_chars),
+            score::NO_CHARS => units.peek(hits[k].place as usize).map(unit_chars),
             n => Some(n as usize),
         }
     };
