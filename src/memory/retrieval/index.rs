@@ -14,6 +14,8 @@
 //! another tokenizer version, a damaged segment) is read from the archive
 //! itself, as without an index: slower, never wrong.
 //!
+//! This file reads segments; [`super::index_write`] writes one.
+//!
 //! Layout of a segment (little-endian; varint = LEB128):
 //! - header (`HEADER_LEN` bytes): magic, format, tokenizer version, counts,
 //!   section offsets, and a CRC-32 of the header and the two tables after
@@ -42,26 +44,24 @@
 //! which may be read whole or from another segment; recall adds it
 //! (from the day's first and last doc lengths kept in its entry).
 
-use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use chrono::{Datelike as _, NaiveDate};
+use chrono::NaiveDate;
 
-use super::tokenize::{self, Tokenizer};
 use crate::memory::message::Message;
 
-const MAGIC: &[u8; 8] = b"CSRECALL";
+pub(super) const MAGIC: &[u8; 8] = b"CSRECALL";
 /// 2: postings with the previous doc's counts and length.
-const FORMAT: u32 = 2;
-const HEADER_LEN: usize = 96;
-const DAY_LEN: usize = 80;
+pub(super) const FORMAT: u32 = 2;
+pub(super) const HEADER_LEN: usize = 96;
+pub(super) const DAY_LEN: usize = 80;
 /// Terms per dictionary block.
-const BLOCK_TERMS: usize = 64;
+pub(super) const BLOCK_TERMS: usize = 64;
 /// Stored lines per zlib block.
-const STORE_DOCS: usize = 16;
+pub(super) const STORE_DOCS: usize = 16;
 /// A segment's docs at most: bounds what `maintain` holds while building.
 pub const MAX_SEGMENT_DOCS: usize = 131_072;
 /// A segment with fewer docs is rebuilt together with newer days, so the
@@ -212,21 +212,13 @@ pub fn damaged(path: &Path, why: impl Into<String>) -> anyhow::Error {
     .into()
 }
 
-fn crc32(bytes: &[u8]) -> u32 {
+pub(super) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = flate2::Crc::new();
     crc.update(bytes);
     crc.sum()
 }
 
 // --- varints ------------------------------------------------------------
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
 
 /// Reads LEB128 varints out of a byte slice; `None` past its end.
 struct Cursor<'a> {
@@ -283,15 +275,9 @@ fn le_i64(b: &[u8], at: usize) -> i64 {
     le_u64(b, at) as i64
 }
 
-// --- building -------------------------------------------------------------
+// --- building: `index_write` ---------------------------------------------
 
-/// One archive day's content, read for a build.
-pub struct DaySource {
-    pub day: NaiveDate,
-    pub archive: Identity,
-    /// The archive's lines that are messages, in archive order.
-    pub lines: Vec<Vec<u8>>,
-}
+pub use super::index_write::{DaySource, build};
 
 /// The time a message is ordered by, in ns (clamped to what fits).
 pub fn ts_ns(message: &Message) -> i64 {
@@ -303,210 +289,6 @@ pub fn ts_ns(message: &Message) -> i64 {
         } else {
             i64::MAX
         })
-}
-
-/// The bytes of a segment over `days` (ascending).
-pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
-    let mut day_entries = Vec::with_capacity(days.len());
-    let mut postings: HashMap<String, Vec<Posting>, tokenize::FnvBuild> = HashMap::default();
-    let mut stored: Vec<&[u8]> = Vec::new();
-    let mut total_len = 0u64;
-    let mut doc: u32 = 0;
-    let mut tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
-    let mut previous_tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
-    for source in days {
-        let mut messages: Vec<(usize, Message)> = source
-            .lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, line)| Message::parse(line).ok().map(|m| (i, m)))
-            .collect();
-        // Time order; a stable sort keeps the archive's order of equal times.
-        messages.sort_by_key(|(_, m)| m.ts);
-        let doc_start = doc;
-        let mut len_sum = 0u64;
-        previous_tf.clear();
-        let mut previous_len = 0u32;
-        let (mut first_len, mut first_chars) = (0, 0);
-        for (line, message) in messages.iter_mut() {
-            tf.clear();
-            let mut len = 0u32;
-            tokenizer.each_term(&message.text, &mut |term| {
-                len += 1;
-                let n = tf.entry(term).or_insert(0);
-                *n = n.saturating_add(1);
-            });
-            let item = super::Item::Message(std::mem::replace(
-                message,
-                Message::new(
-                    crate::memory::message::Role::User,
-                    "",
-                    chrono::DateTime::UNIX_EPOCH,
-                ),
-            ));
-            let chars = item.transcript_line().chars().count() as u32 + 1;
-            if let super::Item::Message(m) = item {
-                *message = m;
-            }
-            for (term, &n) in &tf {
-                postings.entry(term.clone()).or_default().push(Posting {
-                    doc,
-                    tf: n,
-                    previous_tf: previous_tf.get(term).copied().unwrap_or(0),
-                    len,
-                    previous_len,
-                    chars,
-                });
-            }
-            for (term, &n) in &previous_tf {
-                if !tf.contains_key(term) {
-                    postings.entry(term.clone()).or_default().push(Posting {
-                        doc,
-                        tf: 0,
-                        previous_tf: n,
-                        len,
-                        previous_len,
-                        chars,
-                    });
-                }
-            }
-            std::mem::swap(&mut tf, &mut previous_tf);
-            if doc == doc_start {
-                (first_len, first_chars) = (len, chars);
-            }
-            previous_len = len;
-            len_sum += u64::from(len);
-            stored.push(&source.lines[*line]);
-            doc += 1;
-        }
-        total_len += len_sum;
-        day_entries.push(DayEntry {
-            day: source.day,
-            doc_start,
-            doc_count: doc - doc_start,
-            len_sum,
-            archive: source.archive,
-            min_ts_ns: messages.first().map_or(0, |(_, m)| ts_ns(m)),
-            max_ts_ns: messages.last().map_or(0, |(_, m)| ts_ns(m)),
-            first_len,
-            first_chars,
-            last_len: previous_len,
-        });
-    }
-    let mut terms: Vec<(String, Vec<Posting>)> = postings.into_iter().collect();
-    terms.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-
-    // Postings, and the dictionary in blocks.
-    let mut postings_bytes = Vec::new();
-    let mut dict = Vec::new();
-    let mut sparse = Vec::new();
-    for chunk in terms.chunks(BLOCK_TERMS) {
-        let block_start = dict.len();
-        for (term, list) in chunk {
-            let start = postings_bytes.len();
-            let mut last = 0u32;
-            for (i, p) in list.iter().enumerate() {
-                put_varint(
-                    &mut postings_bytes,
-                    u64::from(if i == 0 { p.doc } else { p.doc - last }),
-                );
-                put_varint(&mut postings_bytes, u64::from(p.tf));
-                put_varint(&mut postings_bytes, u64::from(p.previous_tf));
-                put_varint(&mut postings_bytes, u64::from(p.len));
-                put_varint(&mut postings_bytes, u64::from(p.previous_len));
-                put_varint(&mut postings_bytes, u64::from(p.chars));
-                last = p.doc;
-            }
-            put_varint(&mut dict, term.len() as u64);
-            dict.extend_from_slice(term.as_bytes());
-            put_varint(&mut dict, list.len() as u64);
-            put_varint(&mut dict, start as u64);
-            put_varint(&mut dict, (postings_bytes.len() - start) as u64);
-            dict.extend_from_slice(&crc32(&postings_bytes[start..]).to_le_bytes());
-        }
-        let first = &chunk[0].0;
-        put_varint(&mut sparse, first.len() as u64);
-        sparse.extend_from_slice(first.as_bytes());
-        put_varint(&mut sparse, block_start as u64);
-        put_varint(&mut sparse, (dict.len() - block_start) as u64);
-        sparse.extend_from_slice(&crc32(&dict[block_start..]).to_le_bytes());
-    }
-
-    // Stored lines, in zlib blocks.
-    let mut store = Vec::new();
-    let mut block_offsets: Vec<u64> = Vec::new();
-    for chunk in stored.chunks(STORE_DOCS) {
-        block_offsets.push(store.len() as u64);
-        let mut raw = Vec::new();
-        for line in chunk {
-            put_varint(&mut raw, line.len() as u64);
-            raw.extend_from_slice(line);
-        }
-        let mut encoder =
-            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        encoder.write_all(&raw).expect("writing to a Vec");
-        store.extend_from_slice(&encoder.finish().expect("writing to a Vec"));
-    }
-    block_offsets.push(store.len() as u64);
-
-    let days_off = HEADER_LEN as u64;
-    let sparse_off = days_off + (day_entries.len() * DAY_LEN) as u64;
-    let dict_off = sparse_off + sparse.len() as u64;
-    let postings_off = dict_off + dict.len() as u64;
-    let store_off = postings_off + postings_bytes.len() as u64;
-    let blocks_off = store_off + store.len() as u64;
-
-    let mut out = Vec::with_capacity(blocks_off as usize + block_offsets.len() * 8);
-    out.extend_from_slice(MAGIC);
-    for v in [
-        FORMAT,
-        tokenize::VERSION,
-        day_entries.len() as u32,
-        doc,
-        terms.len() as u32,
-        (block_offsets.len() - 1) as u32,
-    ] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for v in [
-        total_len,
-        sparse_off,
-        dict_off,
-        postings_off,
-        store_off,
-        blocks_off,
-        sparse.len() as u64,
-    ] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    // The head's CRC goes at HEADER_LEN - 4; padding before it.
-    out.resize(HEADER_LEN - 4, 0);
-    out.extend_from_slice(&[0; 4]);
-    for d in &day_entries {
-        out.extend_from_slice(&d.day.num_days_from_ce().to_le_bytes());
-        out.extend_from_slice(&d.doc_start.to_le_bytes());
-        out.extend_from_slice(&d.doc_count.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        for v in [d.len_sum, d.archive.size, d.archive.ino] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [d.archive.mtime_ns, d.min_ts_ns, d.max_ts_ns] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [d.first_len, d.first_chars, d.last_len, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    out.extend_from_slice(&sparse);
-    let crc = crc32(&out);
-    out[HEADER_LEN - 4..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
-    out.extend_from_slice(&dict);
-    out.extend_from_slice(&postings_bytes);
-    out.extend_from_slice(&store);
-    for o in &block_offsets {
-        out.extend_from_slice(&o.to_le_bytes());
-    }
-    out
 }
 
 // --- reading --------------------------------------------------------------
@@ -832,6 +614,7 @@ pub fn segment_name(first: NaiveDate, last: NaiveDate) -> String {
 mod tests {
     use super::*;
     use crate::memory::message::Role;
+    use crate::memory::retrieval::tokenize::Tokenizer;
     use chrono::TimeZone as _;
 
     fn day_of(day: NaiveDate, texts: &[&str]) -> DaySource {

@@ -33,6 +33,7 @@ pub mod bm25;
 mod choose;
 pub mod corpus;
 pub mod index;
+mod index_write;
 pub mod indexing;
 pub mod score;
 pub mod search;
