@@ -293,6 +293,10 @@ pub fn ts_ns(message: &Message) -> i64 {
 
 // --- reading --------------------------------------------------------------
 
+/// A dictionary block's first term, the block's place and length, and
+/// its CRC.
+type SparseEntry = (Vec<u8>, u64, u64, u32);
+
 /// An open segment: its head in memory, the rest read on demand.
 pub struct Segment {
     pub path: PathBuf,
@@ -303,7 +307,7 @@ pub struct Segment {
     pub docs: u32,
     pub total_len: u64,
     /// First term of each dictionary block, with the block's place and CRC.
-    sparse: Vec<(Vec<u8>, u64, u64, u32)>,
+    sparse: Vec<SparseEntry>,
     dict_off: u64,
     postings_off: u64,
     store_off: u64,
@@ -326,98 +330,36 @@ impl Segment {
             return Err(damaged(path, "shorter than its header"));
         }
         read_at(&file, path, &mut header, 0)?;
-        if &header[..8] != MAGIC {
-            return Err(damaged(path, "not a recall index"));
-        }
-        let format = le_u32(&header, 8);
-        if (1..FORMAT).contains(&format) {
-            return Err(Damaged {
-                path: path.to_owned(),
-                why: format!("format {format}, not {FORMAT}"),
-                stale: true,
-            }
-            .into());
-        }
-        if format != FORMAT {
-            return Err(damaged(path, format!("format {format}, not {FORMAT}")));
-        }
-        let tokenizer_version = le_u32(&header, 12);
-        let n_days = le_u32(&header, 16) as usize;
-        let docs = le_u32(&header, 20);
-        let blocks = le_u32(&header, 28);
-        let total_len = le_u64(&header, 32);
-        let sparse_off = le_u64(&header, 40);
-        let dict_off = le_u64(&header, 48);
-        let postings_off = le_u64(&header, 56);
-        let store_off = le_u64(&header, 64);
-        let blocks_off = le_u64(&header, 72);
-        let sparse_len = le_u64(&header, 80);
-        let crc = le_u32(&header, HEADER_LEN - 4);
-        let ordered = HEADER_LEN as u64 + (n_days * DAY_LEN) as u64 == sparse_off
-            && sparse_off + sparse_len == dict_off
-            && dict_off <= postings_off
-            && postings_off <= store_off
-            && store_off <= blocks_off
-            && blocks_off + (u64::from(blocks) + 1) * 8 == file_len;
-        if !ordered {
-            return Err(damaged(path, "its sections do not fit its size"));
-        }
-        let mut head = vec![0u8; dict_off as usize];
+        let h = Header::parse(path, &header, file_len)?;
+        let mut head = vec![0u8; h.dict_off as usize];
         read_at(&file, path, &mut head, 0)?;
         head[HEADER_LEN - 4..HEADER_LEN].fill(0);
-        if crc32(&head) != crc {
+        if crc32(&head) != h.crc {
             return Err(damaged(path, "checksum of its head"));
         }
-        let mut days = Vec::with_capacity(n_days);
-        for i in 0..n_days {
-            let b = &head[HEADER_LEN + i * DAY_LEN..HEADER_LEN + (i + 1) * DAY_LEN];
-            let day = NaiveDate::from_num_days_from_ce_opt(le_u32(b, 0) as i32)
-                .ok_or_else(|| damaged(path, "a day out of range"))?;
-            days.push(DayEntry {
-                day,
-                doc_start: le_u32(b, 4),
-                doc_count: le_u32(b, 8),
-                len_sum: le_u64(b, 16),
-                archive: Identity {
-                    size: le_u64(b, 24),
-                    ino: le_u64(b, 32),
-                    mtime_ns: le_i64(b, 40),
-                },
-                min_ts_ns: le_i64(b, 48),
-                max_ts_ns: le_i64(b, 56),
-                first_len: le_u32(b, 64),
-                first_chars: le_u32(b, 68),
-                last_len: le_u32(b, 72),
-            });
-        }
-        let mut sparse = Vec::new();
-        let mut c = Cursor::new(&head[sparse_off as usize..]);
-        while !c.done() {
-            let entry = (|| {
-                let n = c.varint()? as usize;
-                let term = c.take(n)?.to_vec();
-                let off = c.varint()?;
-                let len = c.varint()?;
-                let crc = c.u32()?;
-                Some((term, off, len, crc))
-            })()
-            .ok_or_else(|| damaged(path, "its dictionary's table"))?;
-            sparse.push(entry);
-        }
+        let days = (0..h.n_days)
+            .map(|i| {
+                day_entry(
+                    path,
+                    &head[HEADER_LEN + i * DAY_LEN..HEADER_LEN + (i + 1) * DAY_LEN],
+                )
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let sparse = sparse_table(path, &head[h.sparse_off as usize..])?;
         Ok(Some(Self {
             path: path.to_owned(),
             file,
             file_len,
-            tokenizer_version,
+            tokenizer_version: h.tokenizer_version,
             days,
-            docs,
-            total_len,
+            docs: h.docs,
+            total_len: h.total_len,
             sparse,
-            dict_off,
-            postings_off,
-            store_off,
-            blocks_off,
-            blocks,
+            dict_off: h.dict_off,
+            postings_off: h.postings_off,
+            store_off: h.store_off,
+            blocks_off: h.blocks_off,
+            blocks: h.blocks,
         }))
     }
 
@@ -593,6 +535,111 @@ impl Segment {
         }
         Ok(())
     }
+}
+
+/// A segment's header: its counts and the places of its sections.
+struct Header {
+    tokenizer_version: u32,
+    n_days: usize,
+    docs: u32,
+    blocks: u32,
+    total_len: u64,
+    sparse_off: u64,
+    dict_off: u64,
+    postings_off: u64,
+    store_off: u64,
+    blocks_off: u64,
+    /// The head's CRC.
+    crc: u32,
+}
+
+impl Header {
+    /// The first `HEADER_LEN` bytes of a file of `file_len` bytes, checked:
+    /// the magic, the format (an older one is stale), the sections in
+    /// order and fitting the size.
+    fn parse(path: &Path, header: &[u8], file_len: u64) -> anyhow::Result<Self> {
+        if &header[..8] != MAGIC {
+            return Err(damaged(path, "not a recall index"));
+        }
+        let format = le_u32(header, 8);
+        if (1..FORMAT).contains(&format) {
+            return Err(Damaged {
+                path: path.to_owned(),
+                why: format!("format {format}, not {FORMAT}"),
+                stale: true,
+            }
+            .into());
+        }
+        if format != FORMAT {
+            return Err(damaged(path, format!("format {format}, not {FORMAT}")));
+        }
+        let h = Header {
+            tokenizer_version: le_u32(header, 12),
+            n_days: le_u32(header, 16) as usize,
+            docs: le_u32(header, 20),
+            blocks: le_u32(header, 28),
+            total_len: le_u64(header, 32),
+            sparse_off: le_u64(header, 40),
+            dict_off: le_u64(header, 48),
+            postings_off: le_u64(header, 56),
+            store_off: le_u64(header, 64),
+            blocks_off: le_u64(header, 72),
+            crc: le_u32(header, HEADER_LEN - 4),
+        };
+        let sparse_len = le_u64(header, 80);
+        let ordered = HEADER_LEN as u64 + (h.n_days * DAY_LEN) as u64 == h.sparse_off
+            && h.sparse_off + sparse_len == h.dict_off
+            && h.dict_off <= h.postings_off
+            && h.postings_off <= h.store_off
+            && h.store_off <= h.blocks_off
+            && h.blocks_off + (u64::from(h.blocks) + 1) * 8 == file_len;
+        if !ordered {
+            return Err(damaged(path, "its sections do not fit its size"));
+        }
+        Ok(h)
+    }
+}
+
+/// One day's entry, from its `DAY_LEN` bytes.
+fn day_entry(path: &Path, b: &[u8]) -> anyhow::Result<DayEntry> {
+    let day = NaiveDate::from_num_days_from_ce_opt(le_u32(b, 0) as i32)
+        .ok_or_else(|| damaged(path, "a day out of range"))?;
+    Ok(DayEntry {
+        day,
+        doc_start: le_u32(b, 4),
+        doc_count: le_u32(b, 8),
+        len_sum: le_u64(b, 16),
+        archive: Identity {
+            size: le_u64(b, 24),
+            ino: le_u64(b, 32),
+            mtime_ns: le_i64(b, 40),
+        },
+        min_ts_ns: le_i64(b, 48),
+        max_ts_ns: le_i64(b, 56),
+        first_len: le_u32(b, 64),
+        first_chars: le_u32(b, 68),
+        last_len: le_u32(b, 72),
+    })
+}
+
+/// The sparse dictionary: every `BLOCK_TERMS`th term with its block's
+/// place and CRC.
+fn sparse_table(path: &Path, bytes: &[u8]) -> anyhow::Result<Vec<SparseEntry>> {
+    let mut sparse = Vec::new();
+    let mut c = Cursor::new(bytes);
+    while !c.done() {
+        let entry = (|| {
+            let n = c.varint()? as usize;
+            let term = c.take(n)?.to_vec();
+            let off = c.varint()?;
+            let len = c.varint()?;
+            let crc = c.u32()?;
+            Some((term, off, len, crc))
+        })()
+        .ok_or_else(|| damaged(path, "its dictionary's table"))?;
+        sparse.push(entry);
+    }
+    Ok(sparse)
 }
 
 fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> anyhow::Result<()> {
