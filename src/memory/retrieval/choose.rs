@@ -358,5 +358,6 @@ fn recalled(unit: Unit, own_score: f64, j: usize, hit: usize, score: f64) -> Rec
         score,
         own_score,
         hit: j == hit,
+        place: j,
     }
 }

@@ -66,12 +66,41 @@ impl Item {
     }
 }
 
-/// A unit and where it is stored: `log`, `archive YYYY-MM-DD`, `daily
-/// YYYY-MM-DD`, `weekly YYYY-Www`.
+/// A unit and where it is stored.
 #[derive(Debug, Clone)]
 pub struct Unit {
     pub item: Item,
-    pub source: String,
+    pub source: Source,
+}
+
+/// Where a unit is stored; shown (and in JSON written) as `log`,
+/// `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The live log.
+    Log,
+    /// The archive of a day.
+    Archive(NaiveDate),
+    /// A daily or weekly summary, by its name.
+    Daily(String),
+    Weekly(String),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Log => f.write_str("log"),
+            Source::Archive(day) => write!(f, "archive {day}"),
+            Source::Daily(name) => write!(f, "daily {name}"),
+            Source::Weekly(name) => write!(f, "weekly {name}"),
+        }
+    }
+}
+
+impl serde::Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// The owner's messages in time order, then the summaries' lines, all in
@@ -173,7 +202,7 @@ pub struct View {
 /// archive's lines in their order, then the log's lines the archive does
 /// not hold (a compaction between the two reads puts lines in both),
 /// sorted by time (a stable sort: equal times keep that order).
-fn merge_day(archived: Vec<Message>, log: Vec<Message>, source: &str) -> Vec<Unit> {
+fn merge_day(archived: Vec<Message>, log: Vec<Message>, day: NaiveDate) -> Vec<Unit> {
     let held: HashSet<(DateTime<Utc>, &str)> =
         archived.iter().map(|m| (m.ts, m.text.as_str())).collect();
     let log: Vec<Message> = log
@@ -184,11 +213,11 @@ fn merge_day(archived: Vec<Message>, log: Vec<Message>, source: &str) -> Vec<Uni
         .into_iter()
         .map(|m| Unit {
             item: Item::Message(m),
-            source: source.to_owned(),
+            source: Source::Archive(day),
         })
         .chain(log.into_iter().map(|m| Unit {
             item: Item::Message(m),
-            source: "log".to_owned(),
+            source: Source::Log,
         }))
         .collect();
     units.sort_by_key(|u| u.item.ts());
@@ -274,7 +303,7 @@ pub fn read(
         parts.loaded(merge_day(
             archived,
             days.log.remove(&day).unwrap_or_default(),
-            &format!("archive {day}"),
+            day,
         ));
     }
     let in_order = parts.bounds.windows(2).all(|w| w[0].1 < w[1].0);
@@ -443,13 +472,12 @@ fn read_all(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
     days.sort();
     let mut units: Vec<Unit> = Vec::new();
     for day in days {
-        let source = format!("archive {day}");
         units.extend(
             archived_messages(state, owner, day)?
                 .into_iter()
                 .map(|m| Unit {
                     item: Item::Message(m),
-                    source: source.clone(),
+                    source: Source::Archive(day),
                 }),
         );
     }
@@ -465,7 +493,7 @@ fn read_all(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
             .filter(|m| !archived.contains(&(m.ts, m.text.clone())))
             .map(|m| Unit {
                 item: Item::Message(m),
-                source: "log".to_owned(),
+                source: Source::Log,
             }),
     );
     units.sort_by_key(|u| u.item.ts());
@@ -519,7 +547,10 @@ fn notes(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
                         label: label.to_owned(),
                         text: line.to_owned(),
                     },
-                    source: format!("{kind} {name}"),
+                    source: match kind {
+                        "daily" => Source::Daily(name.clone()),
+                        _ => Source::Weekly(name.clone()),
+                    },
                 });
             }
         }
@@ -579,7 +610,7 @@ impl Units for View {
             .map_err(|why| index::damaged(path, format!("a stored line: {why}")))?;
         Ok(Unit {
             item: Item::Message(message),
-            source: format!("archive {day}"),
+            source: Source::Archive(*day),
         })
     }
 

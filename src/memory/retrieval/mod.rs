@@ -50,7 +50,7 @@ use crate::memory::message::{Message, Role};
 use crate::memory::owners::Owner;
 use crate::state::State;
 pub use choose::choose;
-pub use corpus::{Corpus, Item, Unit, Units};
+pub use corpus::{Corpus, Item, Source, Unit, Units};
 pub use score::Hits;
 pub use search::{Found, Hit, search};
 
@@ -105,6 +105,8 @@ pub struct Recalled {
     pub own_score: f64,
     /// The unit matched itself (not only a neighbour of a hit).
     pub hit: bool,
+    /// Its place in the corpus ranked.
+    pub place: usize,
 }
 
 /// Why a candidate is or is not in the context.
@@ -129,7 +131,7 @@ pub enum Verdict {
 #[serde(rename_all = "camelCase")]
 pub struct Considered {
     pub ts: DateTime<Utc>,
-    pub source: String,
+    pub source: Source,
     pub score: f64,
     pub verdict: Verdict,
     /// The first characters of the text.
@@ -326,7 +328,7 @@ mod tests {
                     *text,
                     Utc.timestamp_opt(1_700_000_000 + i as i64 * 60, 0).unwrap(),
                 )),
-                source: "log".into(),
+                source: Source::Log,
             })
             .collect();
         Corpus {
@@ -457,7 +459,7 @@ mod tests {
         let mut add = |ts, text: &str| {
             units.push(Unit {
                 item: Item::Message(Message::new(Role::User, text, ts)),
-                source: "log".into(),
+                source: Source::Log,
             })
         };
         for h in 0..20 {

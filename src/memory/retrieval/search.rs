@@ -82,14 +82,10 @@ pub fn search(
     drop(merged);
     let mut hits: Vec<Hit> = Vec::new();
     for recalled in ranked.units {
-        let mut unit = recalled.unit;
-        let Some((number, source)) = unit.source.split_once('\u{1f}') else {
+        let unit = recalled.unit;
+        let Some(origin) = origins.get(recalled.place) else {
             continue;
         };
-        let Some(origin) = number.parse::<usize>().ok().and_then(|i| origins.get(i)) else {
-            continue;
-        };
-        unit.source = source.to_owned();
         let owner = &owners[origin.owner];
         let score = recalled.score * (1.0 + options.recency_weight * origin.recency.unwrap_or(0.0));
         // A search lists what says the words: a message scored only by
@@ -128,8 +124,7 @@ pub fn search(
 
 /// `owners`' memory as one corpus: every owner's messages (an empty one
 /// between two owners), then every owner's notes; and where each unit
-/// came from, by place. Each unit's number rides in its source through
-/// `rank`, which hands back copies.
+/// came from, by place (what `rank` hands back as [`super::Recalled::place`]).
 fn merge(state: &State, owners: &[Owner]) -> anyhow::Result<(Corpus, Vec<Origin>)> {
     let mut messages: Vec<Unit> = Vec::new();
     let mut notes: Vec<Unit> = Vec::new();
@@ -144,7 +139,8 @@ fn merge(state: &State, owners: &[Owner]) -> anyhow::Result<(Corpus, Vec<Origin>
             // of a score passes it.
             messages.push(Unit {
                 item: Item::Message(Message::new(Role::User, "", DateTime::UNIX_EPOCH)),
-                source: String::new(),
+                // Never a hit: it has no terms.
+                source: super::Source::Log,
             });
             message_origins.push(Origin {
                 owner: o,
@@ -173,9 +169,6 @@ fn merge(state: &State, owners: &[Owner]) -> anyhow::Result<(Corpus, Vec<Origin>
     let n_messages = messages.len();
     let mut units = messages;
     units.extend(notes);
-    for (i, unit) in units.iter_mut().enumerate() {
-        unit.source = format!("{i}\u{1f}{}", unit.source);
-    }
     let merged = Corpus {
         units,
         messages: n_messages,
