@@ -167,7 +167,7 @@ fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
             vec![
                 format!("{:.2}", c.score),
                 c.ts.format("%Y-%m-%d %H:%M").to_string(),
-                c.source.clone(),
+                c.source.to_string(),
                 why.to_owned(),
                 c.text.replace(['\n', '\r'], " "),
             ]
@@ -216,7 +216,7 @@ struct RecalledJson<'a> {
     user_name: Option<&'a str>,
     speaker: String,
     /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
-    source: &'a str,
+    source: &'a retrieval::Source,
     /// The score of its passage.
     score: f64,
     /// It matched itself; `false`: it is a neighbour of a hit.

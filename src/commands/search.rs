@@ -180,7 +180,7 @@ struct RankedJson<'a> {
     owner: String,
     owner_kind: OwnerKind,
     /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
-    source: &'a str,
+    source: &'a retrieval::Source,
     /// As a phrase hit's.
     ts: chrono::DateTime<chrono::Utc>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -346,7 +346,7 @@ fn render_ranked(
     let whose = format!("{} {}", serde_plain(&owner.kind), owner.name());
     let (what, who) = match &hit.unit.item {
         Item::Message(m) => {
-            let what = if hit.unit.source.starts_with("archive") {
+            let what = if matches!(hit.unit.source, retrieval::Source::Archive(_)) {
                 "archived message"
             } else {
                 "message"
@@ -394,7 +394,7 @@ fn render_ranked(
         style.dim(&when),
         style.bold(&whose),
         what,
-        style.dim(&escape_for_terminal(&hit.unit.source)),
+        style.dim(&escape_for_terminal(&hit.unit.source.to_string())),
     )
 }
 

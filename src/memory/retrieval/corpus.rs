@@ -8,6 +8,7 @@
 //! their postings, and read from the segment only when chosen. Every
 //! other day, and the live log, is read whole. Both give the same units
 //! in the same order, so recall ranks the same with or without an index.
+//! Their scores for a query are [`super::score`]'s.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -16,9 +17,8 @@ use std::rc::Rc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::bm25;
 use super::index::{self, Segment};
-use super::tokenize::{self, Tokenizer};
+use super::tokenize;
 
 use crate::layout::Layout;
 use crate::memory::message::Message;
@@ -66,12 +66,41 @@ impl Item {
     }
 }
 
-/// A unit and where it is stored: `log`, `archive YYYY-MM-DD`, `daily
-/// YYYY-MM-DD`, `weekly YYYY-Www`.
+/// A unit and where it is stored.
 #[derive(Debug, Clone)]
 pub struct Unit {
     pub item: Item,
-    pub source: String,
+    pub source: Source,
+}
+
+/// Where a unit is stored; shown (and in JSON written) as `log`,
+/// `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The live log.
+    Log,
+    /// The archive of a day.
+    Archive(NaiveDate),
+    /// A daily or weekly summary, by its name.
+    Daily(String),
+    Weekly(String),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Log => f.write_str("log"),
+            Source::Archive(day) => write!(f, "archive {day}"),
+            Source::Daily(name) => write!(f, "daily {name}"),
+            Source::Weekly(name) => write!(f, "weekly {name}"),
+        }
+    }
+}
+
+impl serde::Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// The owner's messages in time order, then the summaries' lines, all in
@@ -123,7 +152,7 @@ impl Units for Corpus {
 }
 
 /// Consecutive messages of the corpus.
-enum Part {
+pub(super) enum Part {
     /// Read whole: an archive day without a current segment (with the
     /// live log's messages of that day), or every day at once.
     Loaded { start: usize, units: Vec<Unit> },
@@ -158,10 +187,10 @@ type Lines = Vec<Vec<u8>>;
 
 /// One owner's memory as recall reads it.
 pub struct View {
-    parts: Vec<Part>,
-    notes: Vec<Unit>,
-    messages: usize,
-    segments: Vec<Segment>,
+    pub(super) parts: Vec<Part>,
+    pub(super) notes: Vec<Unit>,
+    pub(super) messages: usize,
+    pub(super) segments: Vec<Segment>,
     /// Archive days scored from the index, and read whole.
     pub indexed_days: usize,
     pub scanned_days: usize,
@@ -173,7 +202,7 @@ pub struct View {
 /// archive's lines in their order, then the log's lines the archive does
 /// not hold (a compaction between the two reads puts lines in both),
 /// sorted by time (a stable sort: equal times keep that order).
-fn merge_day(archived: Vec<Message>, log: Vec<Message>, source: &str) -> Vec<Unit> {
+fn merge_day(archived: Vec<Message>, log: Vec<Message>, day: NaiveDate) -> Vec<Unit> {
     let held: HashSet<(DateTime<Utc>, &str)> =
         archived.iter().map(|m| (m.ts, m.text.as_str())).collect();
     let log: Vec<Message> = log
@@ -184,11 +213,11 @@ fn merge_day(archived: Vec<Message>, log: Vec<Message>, source: &str) -> Vec<Uni
         .into_iter()
         .map(|m| Unit {
             item: Item::Message(m),
-            source: source.to_owned(),
+            source: Source::Archive(day),
         })
         .chain(log.into_iter().map(|m| Unit {
             item: Item::Message(m),
-            source: "log".to_owned(),
+            source: Source::Log,
         }))
         .collect();
     units.sort_by_key(|u| u.item.ts());
@@ -255,131 +284,180 @@ pub fn read(
     scan_days: &[NaiveDate],
     leave_out: &HashSet<PathBuf>,
 ) -> anyhow::Result<View> {
-    // The log first, then the archives: a compaction in between moves
-    // lines from the one to the others, so they are read twice (and
-    // deduplicated), never missed.
-    let log = stm::all_messages_in(&owner.messages_file(state))?;
-    let archive_days: HashSet<NaiveDate> = summaries::archive_days_in(&owner.archive_dir(state))?
-        .into_iter()
-        .collect();
-    let mut log_by_day: HashMap<NaiveDate, Vec<Message>> = HashMap::new();
-    for m in log {
-        log_by_day.entry(m.ts.date_naive()).or_default().push(m);
-    }
-    let mut days: Vec<NaiveDate> = archive_days
-        .iter()
-        .copied()
-        .chain(log_by_day.keys().copied())
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    days.sort();
-
-    // Which days a current segment holds.
+    let mut days = Days::read(state, owner)?;
     let segments = open_segments(state, owner, leave_out)?;
-    let archive_dir = owner.archive_dir(state);
-    // On a local disk each archive is looked up in its open folder; on a
-    // shared one through the careful path (`store::shared`).
-    let local_dir = if crate::store::filesystem::is_shared(&archive_dir) || segments.is_empty() {
-        None
-    } else {
-        std::fs::File::open(&archive_dir).ok()
-    };
-    let mut from_index: HashMap<NaiveDate, (usize, index::DayEntry)> = HashMap::new();
-    for (s, segment) in segments.iter().enumerate() {
-        for entry in &segment.days {
-            let usable = archive_days.contains(&entry.day)
-                && !log_by_day.contains_key(&entry.day)
-                && !scan_days.contains(&entry.day)
-                && !from_index.contains_key(&entry.day)
-                && {
-                    let path = state.layout.archive_file(&owner.key, entry.day);
-                    let now = match (&local_dir, path.file_name().and_then(|n| n.to_str())) {
-                        (Some(dir), Some(name)) => index::Identity::current_at(dir, name)?,
-                        _ => index::Identity::current(&path)?,
-                    };
-                    now == Some(entry.archive)
-                };
-            if usable {
-                from_index.insert(entry.day, (s, entry.clone()));
-            }
-        }
-    }
+    let mut from_index = days.indexed(state, owner, &segments, scan_days)?;
 
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let (mut indexed_days, mut scanned_days) = (0, 0);
-    // Each part's first and last time: the parts must follow each other
-    // in time for their concatenation to be the time order.
-    let mut bounds: Vec<(i64, i64)> = Vec::new();
-    for day in days {
+    let mut parts = Parts::default();
+    for day in days.all.clone() {
         if let Some((segment, entry)) = from_index.remove(&day) {
-            indexed_days += 1;
-            if entry.doc_count == 0 {
-                continue;
-            }
-            bounds.push((entry.min_ts_ns, entry.max_ts_ns));
-            parts.push(Part::Indexed {
-                start,
-                segment,
-                doc_start: entry.doc_start,
-                count: entry.doc_count,
-                len_sum: entry.len_sum,
-                first_len: entry.first_len,
-                first_chars: entry.first_chars,
-                last_len: entry.last_len,
-                day,
-                written: Some(ns_day(entry.min_ts_ns))
-                    .filter(|first| *first == ns_day(entry.max_ts_ns)),
-            });
-            start += entry.doc_count as usize;
+            parts.indexed(day, segment, &entry);
             continue;
         }
-        let archived = if archive_days.contains(&day) {
-            scanned_days += 1;
+        let archived = if days.archive.contains(&day) {
+            parts.scanned_days += 1;
             archived_messages(state, owner, day)?
         } else {
             Vec::new()
         };
-        let units = merge_day(
+        parts.loaded(merge_day(
             archived,
-            log_by_day.remove(&day).unwrap_or_default(),
-            &format!("archive {day}"),
-        );
+            days.log.remove(&day).unwrap_or_default(),
+            day,
+        ));
+    }
+    let in_order = parts.bounds.windows(2).all(|w| w[0].1 < w[1].0);
+    let (list, messages) = if in_order {
+        (parts.list, parts.start)
+    } else {
+        // Archives whose messages are not all of their day (written by
+        // another tool): every day read whole, all sorted at once.
+        let units = read_all(state, owner)?;
+        parts.indexed_days = 0;
+        parts.scanned_days = days.archive.len();
+        let n = units.len();
+        (vec![Part::Loaded { start: 0, units }], n)
+    };
+    Ok(View {
+        parts: list,
+        notes: notes(state, owner)?,
+        messages,
+        segments,
+        indexed_days: parts.indexed_days,
+        scanned_days: parts.scanned_days,
+        blocks: RefCell::new(HashMap::new()),
+    })
+}
+
+/// The days an owner's messages are on: what [`read`] walks.
+struct Days {
+    /// The days with an archive.
+    archive: HashSet<NaiveDate>,
+    /// The live log's messages, by day.
+    log: HashMap<NaiveDate, Vec<Message>>,
+    /// Every day of either, ascending.
+    all: Vec<NaiveDate>,
+}
+
+impl Days {
+    /// The log first, then the archives: a compaction in between moves
+    /// lines from the one to the others, so they are read twice (and
+    /// deduplicated), never missed.
+    fn read(state: &State, owner: &Owner) -> anyhow::Result<Self> {
+        let messages = stm::all_messages_in(&owner.messages_file(state))?;
+        let archive: HashSet<NaiveDate> = summaries::archive_days_in(&owner.archive_dir(state))?
+            .into_iter()
+            .collect();
+        let mut log: HashMap<NaiveDate, Vec<Message>> = HashMap::new();
+        for m in messages {
+            log.entry(m.ts.date_naive()).or_default().push(m);
+        }
+        let mut all: Vec<NaiveDate> = archive
+            .iter()
+            .copied()
+            .chain(log.keys().copied())
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        all.sort();
+        Ok(Days { archive, log, all })
+    }
+
+    /// Which days a current segment holds: archived, not in the live log
+    /// nor in `scan_days`, and the archive still the one indexed; by day,
+    /// with the segment's number and the day's entry.
+    fn indexed(
+        &self,
+        state: &State,
+        owner: &Owner,
+        segments: &[Segment],
+        scan_days: &[NaiveDate],
+    ) -> anyhow::Result<HashMap<NaiveDate, (usize, index::DayEntry)>> {
+        let archive_dir = owner.archive_dir(state);
+        // On a local disk each archive is looked up in its open folder; on
+        // a shared one through the careful path (`store::shared`).
+        let local_dir = if crate::store::filesystem::is_shared(&archive_dir) || segments.is_empty()
+        {
+            None
+        } else {
+            std::fs::File::open(&archive_dir).ok()
+        };
+        let mut from_index: HashMap<NaiveDate, (usize, index::DayEntry)> = HashMap::new();
+        for (s, segment) in segments.iter().enumerate() {
+            for entry in &segment.days {
+                let usable = self.archive.contains(&entry.day)
+                    && !self.log.contains_key(&entry.day)
+                    && !scan_days.contains(&entry.day)
+                    && !from_index.contains_key(&entry.day)
+                    && {
+                        let path = state.layout.archive_file(&owner.key, entry.day);
+                        let now = match (&local_dir, path.file_name().and_then(|n| n.to_str())) {
+                            (Some(dir), Some(name)) => index::Identity::current_at(dir, name)?,
+                            _ => index::Identity::current(&path)?,
+                        };
+                        now == Some(entry.archive)
+                    };
+                if usable {
+                    from_index.insert(entry.day, (s, entry.clone()));
+                }
+            }
+        }
+        Ok(from_index)
+    }
+}
+
+/// The parts of a [`View`] as [`read`] puts them together, day by day.
+#[derive(Default)]
+struct Parts {
+    list: Vec<Part>,
+    /// The place of the next part's first message.
+    start: usize,
+    indexed_days: usize,
+    scanned_days: usize,
+    /// Each part's first and last time: the parts must follow each other
+    /// in time for their concatenation to be the time order.
+    bounds: Vec<(i64, i64)>,
+}
+
+impl Parts {
+    /// A day left in its segment.
+    fn indexed(&mut self, day: NaiveDate, segment: usize, entry: &index::DayEntry) {
+        self.indexed_days += 1;
+        if entry.doc_count == 0 {
+            return;
+        }
+        self.bounds.push((entry.min_ts_ns, entry.max_ts_ns));
+        self.list.push(Part::Indexed {
+            start: self.start,
+            segment,
+            doc_start: entry.doc_start,
+            count: entry.doc_count,
+            len_sum: entry.len_sum,
+            first_len: entry.first_len,
+            first_chars: entry.first_chars,
+            last_len: entry.last_len,
+            day,
+            written: Some(ns_day(entry.min_ts_ns))
+                .filter(|first| *first == ns_day(entry.max_ts_ns)),
+        });
+        self.start += entry.doc_count as usize;
+    }
+
+    /// A day read whole (nothing if it holds no message).
+    fn loaded(&mut self, units: Vec<Unit>) {
         let ns = |u: &Unit| match &u.item {
             Item::Message(m) => index::ts_ns(m),
             Item::Note { .. } => 0,
         };
         if let (Some(first), Some(last)) = (units.first(), units.last()) {
-            bounds.push((ns(first), ns(last)));
-            start += units.len();
-            parts.push(Part::Loaded {
-                start: start - units.len(),
+            self.bounds.push((ns(first), ns(last)));
+            self.start += units.len();
+            self.list.push(Part::Loaded {
+                start: self.start - units.len(),
                 units,
             });
         }
     }
-    let in_order = bounds.windows(2).all(|w| w[0].1 < w[1].0);
-    let (parts, messages) = if in_order {
-        (parts, start)
-    } else {
-        // Archives whose messages are not all of their day (written by
-        // another tool): every day read whole, all sorted at once.
-        let units = read_all(state, owner)?;
-        indexed_days = 0;
-        scanned_days = archive_days.len();
-        let n = units.len();
-        (vec![Part::Loaded { start: 0, units }], n)
-    };
-    Ok(View {
-        parts,
-        notes: notes(state, owner)?,
-        messages,
-        segments,
-        indexed_days,
-        scanned_days,
-        blocks: RefCell::new(HashMap::new()),
-    })
 }
 
 /// The day (UTC) of a time in ns.
@@ -394,13 +472,12 @@ fn read_all(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
     days.sort();
     let mut units: Vec<Unit> = Vec::new();
     for day in days {
-        let source = format!("archive {day}");
         units.extend(
             archived_messages(state, owner, day)?
                 .into_iter()
                 .map(|m| Unit {
                     item: Item::Message(m),
-                    source: source.clone(),
+                    source: Source::Archive(day),
                 }),
         );
     }
@@ -416,7 +493,7 @@ fn read_all(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
             .filter(|m| !archived.contains(&(m.ts, m.text.clone())))
             .map(|m| Unit {
                 item: Item::Message(m),
-                source: "log".to_owned(),
+                source: Source::Log,
             }),
     );
     units.sort_by_key(|u| u.item.ts());
@@ -470,7 +547,10 @@ fn notes(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
                         label: label.to_owned(),
                         text: line.to_owned(),
                     },
-                    source: format!("{kind} {name}"),
+                    source: match kind {
+                        "daily" => Source::Daily(name.clone()),
+                        _ => Source::Weekly(name.clone()),
+                    },
                 });
             }
         }
@@ -483,282 +563,6 @@ impl View {
     fn part(&self, i: usize) -> &Part {
         let p = self.parts.partition_point(|p| p.start() <= i);
         &self.parts[p - 1]
-    }
-
-    /// The BM25 score of every unit with any of the query's terms (or
-    /// whose previous message has one), by place, ascending: the days in
-    /// segments from their postings, the rest counted, with the
-    /// statistics of the whole memory either way.
-    pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
-        let mut stats = bm25::Stats {
-            docs: self.len(),
-            total_len: 0,
-            previous_len: 0,
-            df: vec![0; terms.terms.len()],
-        };
-        // Per segment: its days in use, by doc number.
-        let mut ranges: Vec<Vec<(u32, u32, usize)>> = vec![Vec::new(); self.segments.len()];
-        for part in &self.parts {
-            if let Part::Indexed {
-                start,
-                segment,
-                doc_start,
-                count,
-                ..
-            } = part
-            {
-                ranges[*segment].push((*doc_start, *count, *start));
-            }
-        }
-        // Each segment's postings of each term, doc numbers turned into
-        // places (docs and days ascend together, so places ascend too),
-        // those of days not in use left out. A posting lists a doc with
-        // the term of its own or of the previous doc of its day.
-        let mut per_segment: Vec<Vec<Vec<index::Posting>>> = vec![Vec::new(); self.segments.len()];
-        let mut postings = Vec::new();
-        for (s, ranges) in ranges.iter_mut().enumerate() {
-            if ranges.is_empty() {
-                continue;
-            }
-            ranges.sort_unstable();
-            let segment = &self.segments[s];
-            let mut per_term = Vec::with_capacity(terms.terms.len());
-            for (t, term) in terms.terms.iter().enumerate() {
-                let mut list = Vec::new();
-                if let Some(info) = segment.term(term)? {
-                    postings.clear();
-                    segment.postings(info, &mut postings)?;
-                    let mut r = 0;
-                    for p in &postings {
-                        while r < ranges.len() && p.doc >= ranges[r].0 + ranges[r].1 {
-                            r += 1;
-                        }
-                        if r == ranges.len() {
-                            break;
-                        }
-                        let (first, _, start) = ranges[r];
-                        if p.doc < first {
-                            continue;
-                        }
-                        if p.tf > 0 {
-                            stats.df[t] += 1;
-                        }
-                        list.push(index::Posting {
-                            doc: (start + (p.doc - first) as usize) as u32,
-                            ..*p
-                        });
-                    }
-                }
-                per_term.push(list);
-            }
-            per_segment[s] = per_term;
-        }
-        drop(postings);
-        let find = |list: &[index::Posting], place: u32| -> Option<index::Posting> {
-            list.binary_search_by_key(&place, |p| p.doc)
-                .ok()
-                .map(|k| list[k])
-        };
-
-        // Every part in order, the previous message's own counts and
-        // length carried from each to the next (across a day, whichever
-        // way each is read): the loaded units counted, and for each
-        // indexed day's first doc the message before it.
-        let mut counted: Vec<Doc> = Vec::new();
-        // By place, ascending (the parts are in order): looked up by a
-        // cursor in the merge below, not hashed once per doc.
-        let mut boundary: Vec<(u32, Before)> = Vec::new();
-        let mut previous: Option<(Vec<(u16, u16)>, u32)> = None;
-        for part in &self.parts {
-            match part {
-                Part::Loaded { start, units } => {
-                    for (k, unit) in units.iter().enumerate() {
-                        let mut own = bm25::count(tokenizer, terms, unit.item.text());
-                        own.tf.sort_unstable();
-                        stats.total_len += u64::from(own.len);
-                        for &(t, _) in &own.tf {
-                            stats.df[t as usize] += 1;
-                        }
-                        let (tf, previous_len) = match &previous {
-                            Some((tf, len)) => (bm25::expand(&own.tf, tf), *len),
-                            None => (bm25::expand(&own.tf, &[]), 0),
-                        };
-                        stats.previous_len += u64::from(previous_len);
-                        if !tf.is_empty() {
-                            counted.push(Doc {
-                                place: (start + k) as u32,
-                                chars: NO_CHARS,
-                                len: own.len,
-                                previous_len,
-                                tf,
-                            });
-                        }
-                        previous = Some((own.tf, own.len));
-                    }
-                }
-                Part::Indexed {
-                    start,
-                    segment,
-                    count,
-                    len_sum,
-                    first_len,
-                    first_chars,
-                    last_len,
-                    ..
-                } => {
-                    let lists = &per_segment[*segment];
-                    let (first, last) = (*start as u32, (*start + *count as usize - 1) as u32);
-                    stats.total_len += len_sum;
-                    // Within the day, every doc but the last is one's
-                    // previous.
-                    stats.previous_len += len_sum - u64::from(*last_len);
-                    if let Some((tf, len)) = previous.take() {
-                        stats.previous_len += u64::from(len);
-                        let listed = lists.iter().any(|l| find(l, first).is_some());
-                        if listed {
-                            // Stored without a previous doc (see `index`).
-                            boundary.push((first, (tf, len)));
-                        } else if !tf.is_empty() {
-                            // By the words of the message before it alone.
-                            counted.push(Doc {
-                                place: first,
-                                chars: *first_chars,
-                                len: *first_len,
-                                previous_len: len,
-                                tf: bm25::expand(&[], &tf),
-                            });
-                        }
-                    }
-                    let own_of_last = lists
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(t, l)| find(l, last).map(|p| (t as u16, p.tf)))
-                        .filter(|(_, own)| *own > 0)
-                        .collect();
-                    previous = Some((own_of_last, *last_len));
-                }
-            }
-        }
-        // Summary lines stand alone.
-        for (k, unit) in self.notes.iter().enumerate() {
-            let mut own = bm25::count(tokenizer, terms, unit.item.text());
-            own.tf.sort_unstable();
-            stats.total_len += u64::from(own.len);
-            for &(t, _) in &own.tf {
-                stats.df[t as usize] += 1;
-            }
-            if !own.tf.is_empty() {
-                counted.push(Doc {
-                    place: (self.messages + k) as u32,
-                    chars: NO_CHARS,
-                    len: own.len,
-                    previous_len: 0,
-                    tf: bm25::expand(&own.tf, &[]),
-                });
-            }
-        }
-
-        let scorer = bm25::Scorer::new(terms, &stats);
-        let mut hits: Vec<Hit> = counted
-            .iter()
-            .map(|d| Hit {
-                place: d.place,
-                chars: d.chars,
-                raw: scorer.score(d.len, d.previous_len, &d.tf),
-            })
-            .collect();
-        drop(counted);
-        let mut tf: Vec<bm25::Tf> = Vec::with_capacity(terms.terms.len());
-        let mut own: Vec<(u16, u16)> = Vec::with_capacity(terms.terms.len());
-        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
-            // A merge of the terms' lists, by place.
-            let mut heads = vec![0usize; per_term.len()];
-            let mut next_boundary = 0;
-            loop {
-                let mut place = u32::MAX;
-                for (t, list) in per_term.iter().enumerate() {
-                    if let Some(p) = list.get(heads[t]) {
-                        place = place.min(p.doc);
-                    }
-                }
-                if place == u32::MAX {
-                    break;
-                }
-                tf.clear();
-                let (mut len, mut previous_len, mut chars) = (0, 0, 0);
-                for (t, list) in per_term.iter().enumerate() {
-                    if let Some(p) = list.get(heads[t])
-                        && p.doc == place
-                    {
-                        tf.push((t as u16, p.tf, p.previous_tf));
-                        (len, previous_len, chars) = (p.len, p.previous_len, p.chars);
-                        heads[t] += 1;
-                    }
-                }
-                while boundary.get(next_boundary).is_some_and(|b| b.0 < place) {
-                    next_boundary += 1;
-                }
-                if let Some((_, (before, before_len))) =
-                    boundary.get(next_boundary).filter(|b| b.0 == place)
-                {
-                    own.clear();
-                    own.extend(tf.iter().filter(|d| d.1 > 0).map(|&(t, n, _)| (t, n)));
-                    tf = bm25::expand(&own, before);
-                    previous_len = *before_len;
-                }
-                let raw = scorer.score(len, previous_len, &tf);
-                hits.push(Hit { place, chars, raw });
-            }
-        }
-        // Sorted runs (the counted units, then each segment): a stable
-        // sort merges them.
-        hits.retain(|h| h.raw > 0.0);
-        hits.sort_by_key(|h| h.place);
-        Ok(Hits { list: hits })
-    }
-}
-
-/// The message before an indexed day's first doc: its own counts of the
-/// query's terms, by term, and its length.
-type Before = (Vec<(u16, u16)>, u32);
-
-/// A counted unit with any query term of its own or of the message
-/// before it.
-struct Doc {
-    place: u32,
-    chars: u32,
-    len: u32,
-    previous_len: u32,
-    tf: Vec<bm25::Tf>,
-}
-
-/// [`Hit::chars`] of a unit not measured yet.
-pub const NO_CHARS: u32 = u32::MAX;
-
-/// A unit with a score.
-#[derive(Debug, Clone, Copy)]
-pub struct Hit {
-    /// Its place in the corpus.
-    pub place: u32,
-    /// The characters it takes in the context, where known without
-    /// reading it ([`NO_CHARS`] where not).
-    pub chars: u32,
-    /// Its BM25 score.
-    pub raw: f64,
-}
-
-/// The units with a score, by place ascending.
-#[derive(Debug, Default, Clone)]
-pub struct Hits {
-    pub list: Vec<Hit>,
-}
-
-impl Hits {
-    /// The BM25 score of the unit at `place` (0 if it has none).
-    pub fn raw_of(&self, place: usize) -> f64 {
-        self.list
-            .binary_search_by_key(&(place as u32), |h| h.place)
-            .map_or(0.0, |k| self.list[k].raw)
     }
 }
 
@@ -806,7 +610,7 @@ impl Units for View {
             .map_err(|why| index::damaged(path, format!("a stored line: {why}")))?;
         Ok(Unit {
             item: Item::Message(message),
-            source: format!("archive {day}"),
+            source: Source::Archive(*day),
         })
     }
 

@@ -14,6 +14,8 @@
 //! another tokenizer version, a damaged segment) is read from the archive
 //! itself, as without an index: slower, never wrong.
 //!
+//! This file reads segments; [`super::index_write`] writes one.
+//!
 //! Layout of a segment (little-endian; varint = LEB128):
 //! - header (`HEADER_LEN` bytes): magic, format, tokenizer version, counts,
 //!   section offsets, and a CRC-32 of the header and the two tables after
@@ -42,26 +44,24 @@
 //! which may be read whole or from another segment; recall adds it
 //! (from the day's first and last doc lengths kept in its entry).
 
-use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use chrono::{Datelike as _, NaiveDate};
+use chrono::NaiveDate;
 
-use super::tokenize::{self, Tokenizer};
 use crate::memory::message::Message;
 
-const MAGIC: &[u8; 8] = b"CSRECALL";
+pub(super) const MAGIC: &[u8; 8] = b"CSRECALL";
 /// 2: postings with the previous doc's counts and length.
-const FORMAT: u32 = 2;
-const HEADER_LEN: usize = 96;
-const DAY_LEN: usize = 80;
+pub(super) const FORMAT: u32 = 2;
+pub(super) const HEADER_LEN: usize = 96;
+pub(super) const DAY_LEN: usize = 80;
 /// Terms per dictionary block.
-const BLOCK_TERMS: usize = 64;
+pub(super) const BLOCK_TERMS: usize = 64;
 /// Stored lines per zlib block.
-const STORE_DOCS: usize = 16;
+pub(super) const STORE_DOCS: usize = 16;
 /// A segment's docs at most: bounds what `maintain` holds while building.
 pub const MAX_SEGMENT_DOCS: usize = 131_072;
 /// A segment with fewer docs is rebuilt together with newer days, so the
@@ -212,21 +212,13 @@ pub fn damaged(path: &Path, why: impl Into<String>) -> anyhow::Error {
     .into()
 }
 
-fn crc32(bytes: &[u8]) -> u32 {
+pub(super) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = flate2::Crc::new();
     crc.update(bytes);
     crc.sum()
 }
 
 // --- varints ------------------------------------------------------------
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
 
 /// Reads LEB128 varints out of a byte slice; `None` past its end.
 struct Cursor<'a> {
@@ -283,15 +275,9 @@ fn le_i64(b: &[u8], at: usize) -> i64 {
     le_u64(b, at) as i64
 }
 
-// --- building -------------------------------------------------------------
+// --- building: `index_write` ---------------------------------------------
 
-/// One archive day's content, read for a build.
-pub struct DaySource {
-    pub day: NaiveDate,
-    pub archive: Identity,
-    /// The archive's lines that are messages, in archive order.
-    pub lines: Vec<Vec<u8>>,
-}
+pub use super::index_write::{DaySource, build};
 
 /// The time a message is ordered by, in ns (clamped to what fits).
 pub fn ts_ns(message: &Message) -> i64 {
@@ -305,211 +291,11 @@ pub fn ts_ns(message: &Message) -> i64 {
         })
 }
 
-/// The bytes of a segment over `days` (ascending).
-pub fn build(tokenizer: &Tokenizer, days: &[DaySource]) -> Vec<u8> {
-    let mut day_entries = Vec::with_capacity(days.len());
-    let mut postings: HashMap<String, Vec<Posting>, tokenize::FnvBuild> = HashMap::default();
-    let mut stored: Vec<&[u8]> = Vec::new();
-    let mut total_len = 0u64;
-    let mut doc: u32 = 0;
-    let mut tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
-    let mut previous_tf: HashMap<String, u16, tokenize::FnvBuild> = HashMap::default();
-    for source in days {
-        let mut messages: Vec<(usize, Message)> = source
-            .lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, line)| Message::parse(line).ok().map(|m| (i, m)))
-            .collect();
-        // Time order; a stable sort keeps the archive's order of equal times.
-        messages.sort_by_key(|(_, m)| m.ts);
-        let doc_start = doc;
-        let mut len_sum = 0u64;
-        previous_tf.clear();
-        let mut previous_len = 0u32;
-        let (mut first_len, mut first_chars) = (0, 0);
-        for (line, message) in messages.iter_mut() {
-            tf.clear();
-            let mut len = 0u32;
-            tokenizer.each_term(&message.text, &mut |term| {
-                len += 1;
-                let n = tf.entry(term).or_insert(0);
-                *n = n.saturating_add(1);
-            });
-            let item = super::Item::Message(std::mem::replace(
-                message,
-                Message::new(
-                    crate::memory::message::Role::User,
-                    "",
-                    chrono::DateTime::UNIX_EPOCH,
-                ),
-            ));
-            let chars = item.transcript_line().chars().count() as u32 + 1;
-            if let super::Item::Message(m) = item {
-                *message = m;
-            }
-            for (term, &n) in &tf {
-                postings.entry(term.clone()).or_default().push(Posting {
-                    doc,
-                    tf: n,
-                    previous_tf: previous_tf.get(term).copied().unwrap_or(0),
-                    len,
-                    previous_len,
-                    chars,
-                });
-            }
-            for (term, &n) in &previous_tf {
-                if !tf.contains_key(term) {
-                    postings.entry(term.clone()).or_default().push(Posting {
-                        doc,
-                        tf: 0,
-                        previous_tf: n,
-                        len,
-                        previous_len,
-                        chars,
-                    });
-                }
-            }
-            std::mem::swap(&mut tf, &mut previous_tf);
-            if doc == doc_start {
-                (first_len, first_chars) = (len, chars);
-            }
-            previous_len = len;
-            len_sum += u64::from(len);
-            stored.push(&source.lines[*line]);
-            doc += 1;
-        }
-        total_len += len_sum;
-        day_entries.push(DayEntry {
-            day: source.day,
-            doc_start,
-            doc_count: doc - doc_start,
-            len_sum,
-            archive: source.archive,
-            min_ts_ns: messages.first().map_or(0, |(_, m)| ts_ns(m)),
-            max_ts_ns: messages.last().map_or(0, |(_, m)| ts_ns(m)),
-            first_len,
-            first_chars,
-            last_len: previous_len,
-        });
-    }
-    let mut terms: Vec<(String, Vec<Posting>)> = postings.into_iter().collect();
-    terms.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-
-    // Postings, and the dictionary in blocks.
-    let mut postings_bytes = Vec::new();
-    let mut dict = Vec::new();
-    let mut sparse = Vec::new();
-    for chunk in terms.chunks(BLOCK_TERMS) {
-        let block_start = dict.len();
-        for (term, list) in chunk {
-            let start = postings_bytes.len();
-            let mut last = 0u32;
-            for (i, p) in list.iter().enumerate() {
-                put_varint(
-                    &mut postings_bytes,
-                    u64::from(if i == 0 { p.doc } else { p.doc - last }),
-                );
-                put_varint(&mut postings_bytes, u64::from(p.tf));
-                put_varint(&mut postings_bytes, u64::from(p.previous_tf));
-                put_varint(&mut postings_bytes, u64::from(p.len));
-                put_varint(&mut postings_bytes, u64::from(p.previous_len));
-                put_varint(&mut postings_bytes, u64::from(p.chars));
-                last = p.doc;
-            }
-            put_varint(&mut dict, term.len() as u64);
-            dict.extend_from_slice(term.as_bytes());
-            put_varint(&mut dict, list.len() as u64);
-            put_varint(&mut dict, start as u64);
-            put_varint(&mut dict, (postings_bytes.len() - start) as u64);
-            dict.extend_from_slice(&crc32(&postings_bytes[start..]).to_le_bytes());
-        }
-        let first = &chunk[0].0;
-        put_varint(&mut sparse, first.len() as u64);
-        sparse.extend_from_slice(first.as_bytes());
-        put_varint(&mut sparse, block_start as u64);
-        put_varint(&mut sparse, (dict.len() - block_start) as u64);
-        sparse.extend_from_slice(&crc32(&dict[block_start..]).to_le_bytes());
-    }
-
-    // Stored lines, in zlib blocks.
-    let mut store = Vec::new();
-    let mut block_offsets: Vec<u64> = Vec::new();
-    for chunk in stored.chunks(STORE_DOCS) {
-        block_offsets.push(store.len() as u64);
-        let mut raw = Vec::new();
-        for line in chunk {
-            put_varint(&mut raw, line.len() as u64);
-            raw.extend_from_slice(line);
-        }
-        let mut encoder =
-            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        encoder.write_all(&raw).expect("writing to a Vec");
-        store.extend_from_slice(&encoder.finish().expect("writing to a Vec"));
-    }
-    block_offsets.push(store.len() as u64);
-
-    let days_off = HEADER_LEN as u64;
-    let sparse_off = days_off + (day_entries.len() * DAY_LEN) as u64;
-    let dict_off = sparse_off + sparse.len() as u64;
-    let postings_off = dict_off + dict.len() as u64;
-    let store_off = postings_off + postings_bytes.len() as u64;
-    let blocks_off = store_off + store.len() as u64;
-
-    let mut out = Vec::with_capacity(blocks_off as usize + block_offsets.len() * 8);
-    out.extend_from_slice(MAGIC);
-    for v in [
-        FORMAT,
-        tokenize::VERSION,
-        day_entries.len() as u32,
-        doc,
-        terms.len() as u32,
-        (block_offsets.len() - 1) as u32,
-    ] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for v in [
-        total_len,
-        sparse_off,
-        dict_off,
-        postings_off,
-        store_off,
-        blocks_off,
-        sparse.len() as u64,
-    ] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    // The head's CRC goes at HEADER_LEN - 4; padding before it.
-    out.resize(HEADER_LEN - 4, 0);
-    out.extend_from_slice(&[0; 4]);
-    for d in &day_entries {
-        out.extend_from_slice(&d.day.num_days_from_ce().to_le_bytes());
-        out.extend_from_slice(&d.doc_start.to_le_bytes());
-        out.extend_from_slice(&d.doc_count.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        for v in [d.len_sum, d.archive.size, d.archive.ino] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [d.archive.mtime_ns, d.min_ts_ns, d.max_ts_ns] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [d.first_len, d.first_chars, d.last_len, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    out.extend_from_slice(&sparse);
-    let crc = crc32(&out);
-    out[HEADER_LEN - 4..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
-    out.extend_from_slice(&dict);
-    out.extend_from_slice(&postings_bytes);
-    out.extend_from_slice(&store);
-    for o in &block_offsets {
-        out.extend_from_slice(&o.to_le_bytes());
-    }
-    out
-}
-
 // --- reading --------------------------------------------------------------
+
+/// A dictionary block's first term, the block's place and length, and
+/// its CRC.
+type SparseEntry = (Vec<u8>, u64, u64, u32);
 
 /// An open segment: its head in memory, the rest read on demand.
 pub struct Segment {
@@ -521,7 +307,7 @@ pub struct Segment {
     pub docs: u32,
     pub total_len: u64,
     /// First term of each dictionary block, with the block's place and CRC.
-    sparse: Vec<(Vec<u8>, u64, u64, u32)>,
+    sparse: Vec<SparseEntry>,
     dict_off: u64,
     postings_off: u64,
     store_off: u64,
@@ -544,98 +330,36 @@ impl Segment {
             return Err(damaged(path, "shorter than its header"));
         }
         read_at(&file, path, &mut header, 0)?;
-        if &header[..8] != MAGIC {
-            return Err(damaged(path, "not a recall index"));
-        }
-        let format = le_u32(&header, 8);
-        if (1..FORMAT).contains(&format) {
-            return Err(Damaged {
-                path: path.to_owned(),
-                why: format!("format {format}, not {FORMAT}"),
-                stale: true,
-            }
-            .into());
-        }
-        if format != FORMAT {
-            return Err(damaged(path, format!("format {format}, not {FORMAT}")));
-        }
-        let tokenizer_version = le_u32(&header, 12);
-        let n_days = le_u32(&header, 16) as usize;
-        let docs = le_u32(&header, 20);
-        let blocks = le_u32(&header, 28);
-        let total_len = le_u64(&header, 32);
-        let sparse_off = le_u64(&header, 40);
-        let dict_off = le_u64(&header, 48);
-        let postings_off = le_u64(&header, 56);
-        let store_off = le_u64(&header, 64);
-        let blocks_off = le_u64(&header, 72);
-        let sparse_len = le_u64(&header, 80);
-        let crc = le_u32(&header, HEADER_LEN - 4);
-        let ordered = HEADER_LEN as u64 + (n_days * DAY_LEN) as u64 == sparse_off
-            && sparse_off + sparse_len == dict_off
-            && dict_off <= postings_off
-            && postings_off <= store_off
-            && store_off <= blocks_off
-            && blocks_off + (u64::from(blocks) + 1) * 8 == file_len;
-        if !ordered {
-            return Err(damaged(path, "its sections do not fit its size"));
-        }
-        let mut head = vec![0u8; dict_off as usize];
+        let h = Header::parse(path, &header, file_len)?;
+        let mut head = vec![0u8; h.dict_off as usize];
         read_at(&file, path, &mut head, 0)?;
         head[HEADER_LEN - 4..HEADER_LEN].fill(0);
-        if crc32(&head) != crc {
+        if crc32(&head) != h.crc {
             return Err(damaged(path, "checksum of its head"));
         }
-        let mut days = Vec::with_capacity(n_days);
-        for i in 0..n_days {
-            let b = &head[HEADER_LEN + i * DAY_LEN..HEADER_LEN + (i + 1) * DAY_LEN];
-            let day = NaiveDate::from_num_days_from_ce_opt(le_u32(b, 0) as i32)
-                .ok_or_else(|| damaged(path, "a day out of range"))?;
-            days.push(DayEntry {
-                day,
-                doc_start: le_u32(b, 4),
-                doc_count: le_u32(b, 8),
-                len_sum: le_u64(b, 16),
-                archive: Identity {
-                    size: le_u64(b, 24),
-                    ino: le_u64(b, 32),
-                    mtime_ns: le_i64(b, 40),
-                },
-                min_ts_ns: le_i64(b, 48),
-                max_ts_ns: le_i64(b, 56),
-                first_len: le_u32(b, 64),
-                first_chars: le_u32(b, 68),
-                last_len: le_u32(b, 72),
-            });
-        }
-        let mut sparse = Vec::new();
-        let mut c = Cursor::new(&head[sparse_off as usize..]);
-        while !c.done() {
-            let entry = (|| {
-                let n = c.varint()? as usize;
-                let term = c.take(n)?.to_vec();
-                let off = c.varint()?;
-                let len = c.varint()?;
-                let crc = c.u32()?;
-                Some((term, off, len, crc))
-            })()
-            .ok_or_else(|| damaged(path, "its dictionary's table"))?;
-            sparse.push(entry);
-        }
+        let days = (0..h.n_days)
+            .map(|i| {
+                day_entry(
+                    path,
+                    &head[HEADER_LEN + i * DAY_LEN..HEADER_LEN + (i + 1) * DAY_LEN],
+                )
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let sparse = sparse_table(path, &head[h.sparse_off as usize..])?;
         Ok(Some(Self {
             path: path.to_owned(),
             file,
             file_len,
-            tokenizer_version,
+            tokenizer_version: h.tokenizer_version,
             days,
-            docs,
-            total_len,
+            docs: h.docs,
+            total_len: h.total_len,
             sparse,
-            dict_off,
-            postings_off,
-            store_off,
-            blocks_off,
-            blocks,
+            dict_off: h.dict_off,
+            postings_off: h.postings_off,
+            store_off: h.store_off,
+            blocks_off: h.blocks_off,
+            blocks: h.blocks,
         }))
     }
 
@@ -813,6 +537,111 @@ impl Segment {
     }
 }
 
+/// A segment's header: its counts and the places of its sections.
+struct Header {
+    tokenizer_version: u32,
+    n_days: usize,
+    docs: u32,
+    blocks: u32,
+    total_len: u64,
+    sparse_off: u64,
+    dict_off: u64,
+    postings_off: u64,
+    store_off: u64,
+    blocks_off: u64,
+    /// The head's CRC.
+    crc: u32,
+}
+
+impl Header {
+    /// The first `HEADER_LEN` bytes of a file of `file_len` bytes, checked:
+    /// the magic, the format (an older one is stale), the sections in
+    /// order and fitting the size.
+    fn parse(path: &Path, header: &[u8], file_len: u64) -> anyhow::Result<Self> {
+        if &header[..8] != MAGIC {
+            return Err(damaged(path, "not a recall index"));
+        }
+        let format = le_u32(header, 8);
+        if (1..FORMAT).contains(&format) {
+            return Err(Damaged {
+                path: path.to_owned(),
+                why: format!("format {format}, not {FORMAT}"),
+                stale: true,
+            }
+            .into());
+        }
+        if format != FORMAT {
+            return Err(damaged(path, format!("format {format}, not {FORMAT}")));
+        }
+        let h = Header {
+            tokenizer_version: le_u32(header, 12),
+            n_days: le_u32(header, 16) as usize,
+            docs: le_u32(header, 20),
+            blocks: le_u32(header, 28),
+            total_len: le_u64(header, 32),
+            sparse_off: le_u64(header, 40),
+            dict_off: le_u64(header, 48),
+            postings_off: le_u64(header, 56),
+            store_off: le_u64(header, 64),
+            blocks_off: le_u64(header, 72),
+            crc: le_u32(header, HEADER_LEN - 4),
+        };
+        let sparse_len = le_u64(header, 80);
+        let ordered = HEADER_LEN as u64 + (h.n_days * DAY_LEN) as u64 == h.sparse_off
+            && h.sparse_off + sparse_len == h.dict_off
+            && h.dict_off <= h.postings_off
+            && h.postings_off <= h.store_off
+            && h.store_off <= h.blocks_off
+            && h.blocks_off + (u64::from(h.blocks) + 1) * 8 == file_len;
+        if !ordered {
+            return Err(damaged(path, "its sections do not fit its size"));
+        }
+        Ok(h)
+    }
+}
+
+/// One day's entry, from its `DAY_LEN` bytes.
+fn day_entry(path: &Path, b: &[u8]) -> anyhow::Result<DayEntry> {
+    let day = NaiveDate::from_num_days_from_ce_opt(le_u32(b, 0) as i32)
+        .ok_or_else(|| damaged(path, "a day out of range"))?;
+    Ok(DayEntry {
+        day,
+        doc_start: le_u32(b, 4),
+        doc_count: le_u32(b, 8),
+        len_sum: le_u64(b, 16),
+        archive: Identity {
+            size: le_u64(b, 24),
+            ino: le_u64(b, 32),
+            mtime_ns: le_i64(b, 40),
+        },
+        min_ts_ns: le_i64(b, 48),
+        max_ts_ns: le_i64(b, 56),
+        first_len: le_u32(b, 64),
+        first_chars: le_u32(b, 68),
+        last_len: le_u32(b, 72),
+    })
+}
+
+/// The sparse dictionary: every `BLOCK_TERMS`th term with its block's
+/// place and CRC.
+fn sparse_table(path: &Path, bytes: &[u8]) -> anyhow::Result<Vec<SparseEntry>> {
+    let mut sparse = Vec::new();
+    let mut c = Cursor::new(bytes);
+    while !c.done() {
+        let entry = (|| {
+            let n = c.varint()? as usize;
+            let term = c.take(n)?.to_vec();
+            let off = c.varint()?;
+            let len = c.varint()?;
+            let crc = c.u32()?;
+            Some((term, off, len, crc))
+        })()
+        .ok_or_else(|| damaged(path, "its dictionary's table"))?;
+        sparse.push(entry);
+    }
+    Ok(sparse)
+}
+
 fn read_at(file: &File, path: &Path, buf: &mut [u8], offset: u64) -> anyhow::Result<()> {
     crate::store::shared::read_exact_at(file, buf, offset).map_err(|e| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -832,6 +661,7 @@ pub fn segment_name(first: NaiveDate, last: NaiveDate) -> String {
 mod tests {
     use super::*;
     use crate::memory::message::Role;
+    use crate::memory::retrieval::tokenize::Tokenizer;
     use chrono::TimeZone as _;
 
     fn day_of(day: NaiveDate, texts: &[&str]) -> DaySource {

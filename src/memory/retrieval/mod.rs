@@ -6,7 +6,11 @@
 //! - [`tokenize`]: text to terms (NFKC, lower case, English stemming,
 //!   CJK bigrams).
 //! - [`bm25`]: the score of every unit for one query.
+//! - [`choose()`]: each hit's score and what the budget takes, with
+//!   why (`--explain`).
 //! - [`corpus`]: reading the units of one owner, in time order.
+//! - [`score`]: their BM25 scores for one query, indexed days from
+//!   their postings.
 //! - [`search()`]: the same ranking as a search, best first with scores
 //!   (`session search` with several words, the `search_memory` tool).
 //!
@@ -26,9 +30,12 @@
 //! [`crate::memory::owners::visible_to`].
 
 pub mod bm25;
+mod choose;
 pub mod corpus;
 pub mod index;
+mod index_write;
 pub mod indexing;
+pub mod score;
 pub mod search;
 pub mod tokenize;
 pub mod when;
@@ -42,20 +49,11 @@ use crate::config::RecallConfig;
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::Owner;
 use crate::state::State;
-pub use corpus::{Corpus, Hits, Item, Unit, Units};
+pub use choose::choose;
+pub use corpus::{Corpus, Item, Source, Unit, Units};
+pub use score::Hits;
 pub use search::{Found, Hit, search};
 
-/// How much of a neighbour's score a message gets: a question's answer
-/// (or an answer's question) is about the same thing. (LoCoMo dev: 0.5
-/// found a point more than 0.3.)
-const NEIGHBOUR_SHARE: f64 = 0.5;
-/// A message written on a day the query names scores this many times more
-/// (one in the month it names: [`NAMED_MONTH`]). LoCoMo dev, with the
-/// previous-message counts and growing passages (86.2% without), day /
-/// month: ×1.5 / – 87.0%, ×2 / – 87.1%, ×2 / ×1.3 87.4%, ×3 / ×1.5 87.8%,
-/// ×3 / ×2 88.0%, ×6 / ×2 87.9%, ×11 / ×3 87.8%.
-const NAMED_DAY: f64 = 3.0;
-const NAMED_MONTH: f64 = 2.0;
 /// The weight of each term of the turn or two before a follow-up,
 /// against one of its own ([`follow_up_terms`]). Our follow-up set
 /// (benches/recall-locomo/fixtures/followup.json): 0 → 26.7%, 0.3 →
@@ -68,12 +66,6 @@ pub const FOLLOW_UP_SHARE: f64 = 1.0;
 /// ([`is_follow_up`]); in Chinese or Japanese, in letters.
 const FOLLOW_UP_CHARS: usize = 48;
 const FOLLOW_UP_CJK_CHARS: usize = 8;
-/// Rows `--explain` lists besides what was taken.
-const MAX_EXPLAINED: usize = 40;
-/// The fewest characters a unit takes in the context: `[YYYY-MM-DD
-/// HH:MM] User: x` and its line break.
-const MIN_UNIT_CHARS: usize = 27;
-
 /// The knobs, from config `recall`.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -113,6 +105,8 @@ pub struct Recalled {
     pub own_score: f64,
     /// The unit matched itself (not only a neighbour of a hit).
     pub hit: bool,
+    /// Its place in the corpus ranked.
+    pub place: usize,
 }
 
 /// Why a candidate is or is not in the context.
@@ -137,7 +131,7 @@ pub enum Verdict {
 #[serde(rename_all = "camelCase")]
 pub struct Considered {
     pub ts: DateTime<Utc>,
-    pub source: String,
+    pub source: Source,
     pub score: f64,
     pub verdict: Verdict,
     /// The first characters of the text.
@@ -275,10 +269,6 @@ pub fn unit_chars(unit: &Unit) -> usize {
     unit.item.transcript_line().chars().count() + 1
 }
 
-fn same_message(a: &Message, b: &Message) -> bool {
-    a.ts == b.ts && a.role == b.role && a.text == b.text
-}
-
 /// Rank `corpus` for `terms` and take what the budget allows.
 pub fn rank(
     tokenizer: &tokenize::Tokenizer,
@@ -304,9 +294,9 @@ pub fn rank(
         .enumerate()
     {
         if s > 0.0 {
-            hits.list.push(corpus::Hit {
+            hits.list.push(score::Hit {
                 place: i as u32,
-                chars: corpus::NO_CHARS,
+                chars: score::NO_CHARS,
                 raw: s,
             });
         }
@@ -314,252 +304,6 @@ pub fn rank(
     choose(corpus, &hits, terms, window, skip_id, options).expect("a corpus in memory reads")
 }
 
-/// Take what the budget allows of `units`, given the BM25 score of every
-/// unit that has one (`hits`).
-pub fn choose(
-    units: &dyn Units,
-    hits: &Hits,
-    terms: &bm25::QueryTerms,
-    window: &[Message],
-    skip_id: Option<&str>,
-    options: &Options,
-) -> anyhow::Result<Recall> {
-    let raw_of = |i: usize| -> f64 { hits.raw_of(i) };
-    let n_messages = units.messages();
-    let hits = &hits.list;
-    // The score of hit `k` (at place `hits[k].place`); its neighbours,
-    // if hits, are the hits beside it.
-    let score = |k: usize| -> anyhow::Result<f64> {
-        let i = hits[k].place as usize;
-        let raw_at = |place: usize, k: Option<usize>| -> f64 {
-            k.and_then(|k| hits.get(k))
-                .filter(|h| h.place as usize == place)
-                .map_or(0.0, |h| h.raw)
-        };
-        let mut s = hits[k].raw;
-        if i < n_messages {
-            if i > 0 {
-                s += NEIGHBOUR_SHARE * raw_at(i - 1, k.checked_sub(1));
-            }
-            if i + 1 < n_messages {
-                s += NEIGHBOUR_SHARE * raw_at(i + 1, Some(k + 1));
-            }
-            let recency = (i + 1) as f64 / n_messages as f64;
-            s *= 1.0 + options.recency_weight * recency;
-            if !terms.dates.is_empty() {
-                s *= date_factor(&terms.dates, units.day(i)?);
-            }
-        }
-        Ok(s)
-    };
-    let is_skipped = |unit: &Unit| match &unit.item {
-        Item::Message(m) => skip_id.is_some() && m.msg_id.as_deref() == skip_id,
-        Item::Note { .. } => false,
-    };
-    // A unit still in a segment is of a day the window does not touch
-    // (see `recall`); the message being answered is looked for in it once
-    // it is read.
-    let excluded = |i: usize| -> bool {
-        match units.peek(i).map(|u| &u.item) {
-            Some(Item::Message(m)) => {
-                (skip_id.is_some() && m.msg_id.as_deref() == skip_id)
-                    || window.iter().any(|w| same_message(w, m))
-            }
-            Some(Item::Note { .. }) | None => false,
-        }
-    };
-    let chars_of = |k: usize| -> Option<usize> {
-        match hits[k].chars {
-            corpus::NO_CHARS => units.peek(hits[k].place as usize).map(unit_chars),
-            n => Some(n as usize),
-        }
-    };
-    let scores: Vec<f64> = (0..hits.len()).map(score).collect::<anyhow::Result<_>>()?;
-    // Best first; of two equal, the newer. Sorted a batch at a time: the
-    // loop below mostly stops long before the last.
-    let better = |a: &u32, b: &u32| {
-        let (a, b) = (*a as usize, *b as usize);
-        scores[b]
-            .total_cmp(&scores[a])
-            .then(hits[b].place.cmp(&hits[a].place))
-    };
-    let mut order: Vec<u32> = (0..hits.len() as u32).collect();
-    let mut sorted = 0;
-
-    let mut taken: HashSet<usize> = HashSet::new();
-    let mut chosen: Vec<Recalled> = Vec::new();
-    let mut considered = Vec::new();
-    let mut used = 0;
-    let mut passages = 0;
-    let mut n = 0;
-    while n < order.len() {
-        if n == sorted {
-            if considered.len() >= MAX_EXPLAINED {
-                // Nothing more is listed: only a hit over the floor that
-                // fits the room left (which only shrinks), or that may
-                // grow a passage by a neighbour (once taken as one), can
-                // change the outcome; the rest need no sorting.
-                let room = options.max_chars.saturating_sub(used);
-                let may_grow = options.neighbours > 0 && room >= MIN_UNIT_CHARS;
-                let mut kept = sorted;
-                for r in sorted..order.len() {
-                    let k = order[r] as usize;
-                    if scores[k] >= options.min_score
-                        && (may_grow || chars_of(k).unwrap_or(MIN_UNIT_CHARS) <= room)
-                    {
-                        order[kept] = order[r];
-                        kept += 1;
-                    }
-                }
-                order.truncate(kept);
-                if sorted == order.len() {
-                    break;
-                }
-            }
-            let rest = &mut order[sorted..];
-            let batch = (sorted.max(64)).min(rest.len());
-            if batch < rest.len() {
-                rest.select_nth_unstable_by(batch - 1, better);
-            }
-            rest[..batch].sort_unstable_by(better);
-            sorted += batch;
-        }
-        let k = order[n] as usize;
-        let (i, s) = (hits[k].place as usize, scores[k]);
-        // Nothing after this can be taken or listed.
-        let full = passages >= options.max_passages || used + MIN_UNIT_CHARS > options.max_chars;
-        if full && considered.len() >= MAX_EXPLAINED {
-            break;
-        }
-        let verdict = if s < options.min_score {
-            Verdict::BelowFloor
-        } else if excluded(i) {
-            Verdict::InWindow
-        } else if passages >= options.max_passages {
-            Verdict::OverPassages
-        } else if !taken.contains(&i)
-            && used + chars_of(k).unwrap_or(MIN_UNIT_CHARS) > options.max_chars
-        {
-            // Not even the hit alone fits (known without reading it).
-            Verdict::OverChars
-        } else {
-            let span = if i < n_messages {
-                i.saturating_sub(options.neighbours)..(i + options.neighbours + 1).min(n_messages)
-            } else {
-                i..i + 1
-            };
-            let mut new: Vec<(usize, Unit)> = Vec::new();
-            for j in span {
-                if !taken.contains(&j) && !excluded(j) {
-                    let unit = units.unit(j)?;
-                    if !is_skipped(&unit) {
-                        new.push((j, unit));
-                    }
-                }
-            }
-            let cost: usize = new.iter().map(|(_, u)| unit_chars(u)).sum();
-            match new.iter().find(|(j, _)| *j == i) {
-                None if taken.contains(&i) && !new.is_empty() => {
-                    // The hit came in as a neighbour of a better one: its
-                    // passage grows by the hit's other neighbour (not
-                    // counted as a passage of its own). LoCoMo dev: 84.6%
-                    // → 86.2% (85.8% when it counts against
-                    // `recall.maxPassages`; 87.1% instead of 88.0% at the
-                    // end when only a hit with words of its own, not only
-                    // its previous turn's, grows).
-                    if used + cost <= options.max_chars {
-                        used += cost;
-                        for (j, unit) in new {
-                            taken.insert(j);
-                            chosen.push(recalled(unit, raw_of(j), j, i, s));
-                        }
-                        Verdict::Taken
-                    } else {
-                        Verdict::OverChars
-                    }
-                }
-                None if taken.contains(&i) => Verdict::Duplicate,
-                None if is_skipped(&units.unit(i)?) => Verdict::InWindow,
-                None => Verdict::Duplicate,
-                Some((_, hit)) if used + cost > options.max_chars => {
-                    // The hit alone may still fit.
-                    let alone = unit_chars(hit);
-                    if used + alone <= options.max_chars {
-                        used += alone;
-                        taken.insert(i);
-                        passages += 1;
-                        chosen.push(recalled(hit.clone(), raw_of(i), i, i, s));
-                        Verdict::Taken
-                    } else {
-                        Verdict::OverChars
-                    }
-                }
-                Some(_) => {
-                    used += cost;
-                    passages += 1;
-                    for (j, unit) in new {
-                        taken.insert(j);
-                        chosen.push(recalled(unit, raw_of(j), j, i, s));
-                    }
-                    Verdict::Taken
-                }
-            }
-        };
-        if verdict == Verdict::Taken || considered.len() < MAX_EXPLAINED {
-            let unit = units.unit(i)?;
-            considered.push(Considered {
-                ts: unit.item.ts(),
-                source: unit.source.clone(),
-                score: s,
-                verdict,
-                text: unit.item.text().chars().take(80).collect(),
-            });
-        }
-        if verdict == Verdict::BelowFloor && considered.len() >= MAX_EXPLAINED {
-            break;
-        }
-        n += 1;
-    }
-    chosen.sort_by(|a, b| {
-        a.unit
-            .item
-            .ts()
-            .cmp(&b.unit.item.ts())
-            .then_with(|| is_note(a).cmp(&is_note(b)))
-    });
-    Ok(Recall {
-        units: chosen,
-        considered,
-        terms: terms.terms.clone(),
-        searched: units.len(),
-        indexed_days: 0,
-        scanned_days: 0,
-    })
-}
-
-/// How much a unit written on `day` is raised for the dates a query names.
-fn date_factor(dates: &[when::Span], day: chrono::NaiveDate) -> f64 {
-    if dates.iter().any(|d| d.day && d.contains(day)) {
-        NAMED_DAY
-    } else if dates.iter().any(|d| !d.day && d.contains(day)) {
-        NAMED_MONTH
-    } else {
-        1.0
-    }
-}
-
-fn is_note(r: &Recalled) -> bool {
-    matches!(r.unit.item, Item::Note { .. })
-}
-
-fn recalled(unit: Unit, own_score: f64, j: usize, hit: usize, score: f64) -> Recalled {
-    Recalled {
-        unit,
-        score,
-        own_score,
-        hit: j == hit,
-    }
-}
 /// Who a recalled message is from, as `--json` names it.
 pub fn speaker(message: &Message) -> String {
     match (message.role, message.sender(), message.user_name.as_deref()) {
@@ -584,7 +328,7 @@ mod tests {
                     *text,
                     Utc.timestamp_opt(1_700_000_000 + i as i64 * 60, 0).unwrap(),
                 )),
-                source: "log".into(),
+                source: Source::Log,
             })
             .collect();
         Corpus {
@@ -715,7 +459,7 @@ mod tests {
         let mut add = |ts, text: &str| {
             units.push(Unit {
                 item: Item::Message(Message::new(Role::User, text, ts)),
-                source: "log".into(),
+                source: Source::Log,
             })
         };
         for h in 0..20 {

@@ -69,57 +69,7 @@ pub fn search(
             ..Found::default()
         });
     }
-    let mut messages: Vec<Unit> = Vec::new();
-    let mut notes: Vec<Unit> = Vec::new();
-    let mut message_origins = Vec::new();
-    let mut note_origins = Vec::new();
-    for (o, owner) in owners.iter().enumerate() {
-        // Whole, not through the recall index: several owners are ranked
-        // as one corpus here (BENCHMARKS.md, Ranked search).
-        let corpus = corpus::read_corpus(state, owner)?;
-        if !messages.is_empty() && corpus.messages > 0 {
-            // An empty message between two owners: no term, so no share
-            // of a score passes it.
-            messages.push(Unit {
-                item: Item::Message(Message::new(Role::User, "", DateTime::UNIX_EPOCH)),
-                source: String::new(),
-            });
-            message_origins.push(Origin {
-                owner: o,
-                recency: None,
-            });
-        }
-        let n = corpus.messages;
-        for (i, unit) in corpus.units.into_iter().enumerate() {
-            if i < n {
-                messages.push(unit);
-                message_origins.push(Origin {
-                    owner: o,
-                    recency: Some((i + 1) as f64 / n as f64),
-                });
-            } else {
-                notes.push(unit);
-                note_origins.push(Origin {
-                    owner: o,
-                    recency: None,
-                });
-            }
-        }
-    }
-    let mut origins = message_origins;
-    origins.extend(note_origins);
-    let n_messages = messages.len();
-    let mut units = messages;
-    units.extend(notes);
-    // Each unit's number rides in its source through `rank`, which hands
-    // back copies.
-    for (i, unit) in units.iter_mut().enumerate() {
-        unit.source = format!("{i}\u{1f}{}", unit.source);
-    }
-    let merged = Corpus {
-        units,
-        messages: n_messages,
-    };
+    let (merged, origins) = merge(state, owners)?;
     let every = Options {
         max_chars: usize::MAX,
         max_passages: usize::MAX,
@@ -132,14 +82,10 @@ pub fn search(
     drop(merged);
     let mut hits: Vec<Hit> = Vec::new();
     for recalled in ranked.units {
-        let mut unit = recalled.unit;
-        let Some((number, source)) = unit.source.split_once('\u{1f}') else {
+        let unit = recalled.unit;
+        let Some(origin) = origins.get(recalled.place) else {
             continue;
         };
-        let Some(origin) = number.parse::<usize>().ok().and_then(|i| origins.get(i)) else {
-            continue;
-        };
-        unit.source = source.to_owned();
         let owner = &owners[origin.owner];
         let score = recalled.score * (1.0 + options.recency_weight * origin.recency.unwrap_or(0.0));
         // A search lists what says the words: a message scored only by
@@ -174,4 +120,58 @@ pub fn search(
         more,
         terms: terms.terms,
     })
+}
+
+/// `owners`' memory as one corpus: every owner's messages (an empty one
+/// between two owners), then every owner's notes; and where each unit
+/// came from, by place (what `rank` hands back as [`super::Recalled::place`]).
+fn merge(state: &State, owners: &[Owner]) -> anyhow::Result<(Corpus, Vec<Origin>)> {
+    let mut messages: Vec<Unit> = Vec::new();
+    let mut notes: Vec<Unit> = Vec::new();
+    let mut message_origins = Vec::new();
+    let mut note_origins = Vec::new();
+    for (o, owner) in owners.iter().enumerate() {
+        // Whole, not through the recall index: several owners are ranked
+        // as one corpus here (BENCHMARKS.md, Ranked search).
+        let corpus = corpus::read_corpus(state, owner)?;
+        if !messages.is_empty() && corpus.messages > 0 {
+            // An empty message between two owners: no term, so no share
+            // of a score passes it.
+            messages.push(Unit {
+                item: Item::Message(Message::new(Role::User, "", DateTime::UNIX_EPOCH)),
+                // Never a hit: it has no terms.
+                source: super::Source::Log,
+            });
+            message_origins.push(Origin {
+                owner: o,
+                recency: None,
+            });
+        }
+        let n = corpus.messages;
+        for (i, unit) in corpus.units.into_iter().enumerate() {
+            if i < n {
+                messages.push(unit);
+                message_origins.push(Origin {
+                    owner: o,
+                    recency: Some((i + 1) as f64 / n as f64),
+                });
+            } else {
+                notes.push(unit);
+                note_origins.push(Origin {
+                    owner: o,
+                    recency: None,
+                });
+            }
+        }
+    }
+    let mut origins = message_origins;
+    origins.extend(note_origins);
+    let n_messages = messages.len();
+    let mut units = messages;
+    units.extend(notes);
+    let merged = Corpus {
+        units,
+        messages: n_messages,
+    };
+    Ok((merged, origins))
 }
