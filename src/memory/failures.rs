@@ -162,3 +162,33 @@ fn lock(state: &State) -> anyhow::Result<FileLock> {
         "the failure log",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Clock;
+    use crate::state::dir::{EffectiveStateDir, StateDirSource};
+
+    /// The time of a failure is the state's clock, not the system's: a
+    /// fixed clock is what the log says.
+    #[test]
+    fn a_failure_is_dated_by_the_states_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sessions")).unwrap();
+        let origin = EffectiveStateDir {
+            path: dir.path().to_owned(),
+            source: StateDirSource::Flag,
+        };
+        let at = chrono::DateTime::parse_from_rfc3339("2021-05-06T07:08:09Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let state = State {
+            clock: Clock::Fixed(at),
+            ..State::open(origin, None).unwrap()
+        };
+        record_text(&state, "maintain daily", Some("U1"), 6, "claude failed");
+        let logged = recent(&state, 1).unwrap();
+        assert_eq!(logged.len(), 1);
+        assert_eq!(logged[0].ts, format_ts(&at));
+    }
+}
