@@ -2,7 +2,7 @@
 //! one into the context (no extra call), and `context -- "message"` shows
 //! exactly that context.
 
-use crate::common::{TestEnv, import_and_compact, write_file};
+use crate::common::{TestEnv, history_line, import_and_compact, write_file};
 use serde_json::{Value, json};
 
 const FACT: &str = "My sister Melanie adopted a golden retriever puppy named Biscuit";
@@ -16,16 +16,22 @@ fn history(env: &TestEnv, user: &str, fact: Option<&str>, count: usize) {
             let (role, text) = match (i, fact) {
                 (4, Some(fact)) => ("user", fact.to_owned()),
                 (_, _) if i % 2 == 0 => ("user", format!("how was your day {i}, anything fun")),
-                _ => ("assistant", format!("quiet here {i}, the weather was sunny")),
+                _ => (
+                    "assistant",
+                    format!("quiet here {i}, the weather was sunny"),
+                ),
             };
-            json!({
-                "ts": format!("2026-02-{:02}T{:02}:{:02}:00Z", 1 + i / 600, (i / 60) % 10 + 8, i % 60),
-                "role": role,
-                "text": text,
-                "msgId": format!("{user}-{i}"),
-            })
-            .to_string()
-                + "\n"
+            history_line(
+                &format!(
+                    "2026-02-{:02}T{:02}:{:02}:00Z",
+                    1 + i / 600,
+                    (i / 60) % 10 + 8,
+                    i % 60
+                ),
+                role,
+                &text,
+                &format!("{user}-{i}"),
+            )
         })
         .collect();
     import_and_compact(env, user, &lines);

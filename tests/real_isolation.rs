@@ -7,7 +7,7 @@
 //! person's fact best.
 
 use crate::common::real_claude::{MockApi, RealCli, real_cli_test, tool_results, tool_use};
-use crate::common::{TestEnv, import_and_compact};
+use crate::common::{TestEnv, history_line, import_and_compact};
 use serde_json::json;
 
 /// alice's fact: some of the question's words.
@@ -33,14 +33,12 @@ fn history(env: &TestEnv, user: &str, fact: &str) {
                     format!("quiet here {i}, the weather was sunny"),
                 ),
             };
-            json!({
-                "ts": format!("2026-02-01T{:02}:{:02}:00Z", i / 60 + 8, i % 60),
-                "role": role,
-                "text": text,
-                "msgId": format!("{user}-{i}"),
-            })
-            .to_string()
-                + "\n"
+            history_line(
+                &format!("2026-02-01T{:02}:{:02}:00Z", i / 60 + 8, i % 60),
+                role,
+                &text,
+                &format!("{user}-{i}"),
+            )
         })
         .collect();
     import_and_compact(env, user, &lines);

@@ -8,7 +8,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::{TestEnv, import_and_compact, write_file};
+use crate::common::{TestEnv, history_line, import_and_compact, write_file};
 use serde_json::{Value, json};
 
 const FACT: &str = "My sister Melanie adopted a golden retriever puppy named Biscuit";
@@ -26,14 +26,17 @@ fn history(env: &TestEnv, user: &str) {
                 _ if i % 2 == 0 => format!("how was your day {i}, anything fun with the garden"),
                 _ => format!("quiet here {i}, the weather was sunny and the puppy slept"),
             };
-            json!({
-                "ts": format!("2026-02-{:02}T{:02}:{:02}:00Z", 1 + i / 80, 8 + (i % 80) / 60, i % 60),
-                "role": if i % 2 == 0 { "user" } else { "assistant" },
-                "text": text,
-                "msgId": format!("{user}-{i}"),
-            })
-            .to_string()
-                + "\n"
+            history_line(
+                &format!(
+                    "2026-02-{:02}T{:02}:{:02}:00Z",
+                    1 + i / 80,
+                    8 + (i % 80) / 60,
+                    i % 60
+                ),
+                if i % 2 == 0 { "user" } else { "assistant" },
+                &text,
+                &format!("{user}-{i}"),
+            )
         })
         .collect();
     import_and_compact(env, user, &lines);

@@ -324,6 +324,12 @@ pub fn fake_claude() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-claude"))
 }
 
+/// One stored message as `append --jsonl` takes it, with its newline: a
+/// line of the histories the recall tests import.
+pub fn history_line(ts: &str, role: &str, text: &str, msg_id: &str) -> String {
+    serde_json::json!({"ts": ts, "role": role, "text": text, "msgId": msg_id}).to_string() + "\n"
+}
+
 /// `lines` (JSONL, one message a line) imported as `user`'s with `append
 /// --jsonl`, then compacted with the fake (`--force`): most of them end up
 /// in the archives, as weeks of chat would.
