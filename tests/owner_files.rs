@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use claude_session::layout::owner_files::{self, Class, Holds};
-use claude_session::layout::{ConversationKey, Layout, UserId};
+use claude_session::layout::{ConversationKey, Layout, MemoryKey, UserId};
 
 use super::common::*;
 
@@ -149,11 +149,11 @@ fn populate(env: &TestEnv) {
     write_file(&env.sessions_dir().join(".journal/U1.json"), b"{}\n");
 }
 
-fn owners() -> Vec<UserId> {
+fn owners() -> Vec<MemoryKey> {
     vec![
-        UserId::new(PERSON).unwrap(),
-        UserId::new(OTHER).unwrap(),
-        UserId::conversation(&ConversationKey::new(GROUP).unwrap()),
+        MemoryKey::person(&UserId::new(PERSON).unwrap()),
+        MemoryKey::person(&UserId::new(OTHER).unwrap()),
+        MemoryKey::conversation(&ConversationKey::new(GROUP).unwrap()),
     ]
 }
 
@@ -227,7 +227,8 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
     let env = TestEnv::new();
     populate(&env);
     let layout = Layout::new(env.state_dir());
-    let person = UserId::new(PERSON).unwrap();
+    let id = UserId::new(PERSON).unwrap();
+    let person = MemoryKey::person(&id);
     let out = env.dir.path().join("export");
     env.run(["session", "export", "--user", PERSON, "--out"])
         .arg(&out)
@@ -270,10 +271,10 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
         .map(|path| relative(&env, path))
         .collect();
     assert!(left.is_empty(), "files of {PERSON} an erase left: {left:?}");
-    let ledger = layout.user_ledger_file(&person);
+    let ledger = layout.user_ledger_file(&id);
     assert!(ledger.exists(), "the ledger stays, for budgets");
     // The conversation stays, without the person's lines.
-    let group = UserId::conversation(&ConversationKey::new(GROUP).unwrap());
+    let group = MemoryKey::conversation(&ConversationKey::new(GROUP).unwrap());
     let log = read(&layout.messages_file(&group));
     assert!(
         log.contains("hello from two") && !log.contains("hello group"),

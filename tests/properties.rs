@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::path::{Component, Path};
 
 use chrono::{DateTime, Utc};
-use claude_session::layout::{ChannelName, Layout, TopicSlug, UserId};
+use claude_session::layout::{ChannelName, Layout, MemoryKey, TopicSlug, UserId};
 use claude_session::memory::context::{Fate, Parts, render};
 use claude_session::memory::message::{Attachment, Message, Role};
 use claude_session::store::frontmatter::Document;
@@ -442,7 +442,7 @@ proptest! {
             // And every path the layout makes of it stays under its folder.
             let layout = Layout::new("/base");
             let stm_root = layout.stm_root();
-            let file = layout.messages_file(&user);
+            let file = layout.messages_file(&MemoryKey::person(&user));
             prop_assert_eq!(file.parent().and_then(Path::parent), Some(stm_root.as_path()));
             let profiles = layout.profiles_dir();
             let profile = layout.profile_file(&user);

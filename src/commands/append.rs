@@ -1,5 +1,6 @@
 //! `append`: log one message, or import a batch of seed-format lines.
 
+use crate::layout::MemoryKey;
 use std::io::Read as _;
 
 use anyhow::Context as _;
@@ -23,7 +24,7 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
     }
     if let Some(source) = &args.jsonl {
         let lines = read_import(source)?;
-        stm::import(state, user, &lines)?;
+        stm::import(state, &MemoryKey::person(user), &lines)?;
         if output.json {
             print_json(&Appended {
                 user: user.as_str(),
@@ -46,7 +47,7 @@ pub fn run(state: &State, args: &AppendArgs, output: Output) -> anyhow::Result<(
     message.reply_to = args.reply_to.clone();
     let key = &match &args.message.conversation {
         Some(key) => crate::memory::migration::conversation_for_writing(state, key)?,
-        None => user.clone(),
+        None => MemoryKey::person(user),
     };
     // A platform re-sending the same event must not log it twice, and a
     // broker retrying must not log the same answer twice.

@@ -24,7 +24,7 @@ use crate::commands::input::{
 };
 use crate::commands::reply_stream::ReplyStream;
 use crate::commands::{Output, Purpose, chat, claude_runner, print_json, print_text};
-use crate::layout::{ConversationKey, UserId};
+use crate::layout::{ConversationKey, MemoryKey, UserId};
 use crate::memory::message::Role;
 use crate::memory::turn::{Ended, Shown, Turn};
 use crate::state::State;
@@ -66,7 +66,7 @@ fn ask(state: &State, args: &AskArgs, printer: &Printer) -> anyhow::Result<()> {
         )?),
         None => None,
     };
-    let key = conversation.as_ref().unwrap_or(sender);
+    let key = &conversation.unwrap_or_else(|| MemoryKey::person(sender));
     let mut claude = claude_runner(state, &args.claude, Purpose::Reply)?;
     if state.config.ask.recall {
         crate::commands::mcp::enable_recall(state, &mut claude, &mut base, sender, key)?;

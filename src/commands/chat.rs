@@ -3,7 +3,7 @@
 
 use chrono::Utc;
 
-use crate::layout::{TopicSlug, UserId};
+use crate::layout::{MemoryKey, TopicSlug, UserId};
 use crate::memory::user_data::{self, ChatExport};
 use crate::memory::{expiry, ltm};
 use crate::state::State;
@@ -70,9 +70,10 @@ Memory commands:
 /// Answer an in-chat command for `user`, on `user`'s data only.
 pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::Result<String> {
     let now = Utc::now();
+    let memory = &MemoryKey::person(user);
     Ok(match command {
         ChatCommand::Status => {
-            let stats = user_data::stats(state, user, now)?;
+            let stats = user_data::stats(state, memory, now)?;
             let mut reply = format!(
                 "I remember {} recent message(s) of ours",
                 stats.stm_messages
@@ -92,18 +93,18 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
             reply
         }
         // Nothing stored: nothing to lock (no lock file for a stranger).
-        ChatCommand::Clear if !user_data::has_data(state, user) => {
+        ChatCommand::Clear if !user_data::has_data(state, memory) => {
             "There is no conversation of ours to clear.".to_owned()
         }
         ChatCommand::Clear => {
-            let moved = expiry::clear_stm(state, user, now)?;
+            let moved = expiry::clear_stm(state, memory, now)?;
             format!(
                 "Done: I cleared our recent conversation ({moved} message(s) set aside). \
                  Your profile stays; /session clear all erases everything."
             )
         }
         ChatCommand::ClearAll => {
-            user_data::erase(state, user)?;
+            user_data::erase(state, memory)?;
             "Done: everything I stored about you is erased.".to_owned()
         }
         ChatCommand::Profile => match ltm::read_profile(state, user)? {
@@ -124,7 +125,7 @@ pub fn execute(state: &State, user: &UserId, command: &ChatCommand) -> anyhow::R
             // The same answer for "missing" and "someone else's": no probing.
             _ => format!("You have no topic note named \"{topic}\"."),
         },
-        ChatCommand::Export => match user_data::export_for_chat(state, user, now)? {
+        ChatCommand::Export => match user_data::export_for_chat(state, memory, now)? {
             ChatExport::OverDailyLimit { made_today } => format!(
                 "You have made {made_today} export(s) today, the daily limit; \
                  please try again tomorrow."

@@ -11,7 +11,7 @@ use crate::claude::Claude;
 use crate::cli::CompactArgs;
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::exit_code_of;
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::compaction::{self, Options, Outcome};
 use crate::state::State;
 
@@ -46,7 +46,7 @@ fn run_compaction(state: &State, args: &CompactArgs, output: Output) -> anyhow::
         Some(key) => Some(crate::memory::migration::conversation_for_writing(
             state, key,
         )?),
-        None => args.user.clone(),
+        None => args.user.as_ref().map(MemoryKey::person),
     };
     let Some(user) = &one else {
         return compact_all(state, &make_claude, options, output);
@@ -66,9 +66,9 @@ fn run_compaction(state: &State, args: &CompactArgs, output: Output) -> anyhow::
 
 /// What `compact --all` did: the owners acted on, and those that failed.
 struct Swept {
-    results: Vec<(UserId, Outcome)>,
+    results: Vec<(MemoryKey, Outcome)>,
     under_threshold: usize,
-    errors: Vec<(UserId, anyhow::Error)>,
+    errors: Vec<(MemoryKey, anyhow::Error)>,
 }
 
 /// `compact --all`: the same sweep as maintain's compaction task, one
@@ -206,7 +206,7 @@ struct UserError<'a> {
     error: String,
 }
 
-fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
+fn describe(user: &MemoryKey, outcome: &Outcome, state: &State) -> String {
     match outcome {
         Outcome::NotNeeded { messages } => format!(
             "{user}: {messages} message(s), not over the threshold of {}; nothing to compact",
@@ -246,7 +246,7 @@ fn describe(user: &UserId, outcome: &Outcome, state: &State) -> String {
 /// Start `claude-session compact --background --user U` detached, in its
 /// own process group, so the broker `ask` answered is not held up and does
 /// not kill it (`compacting.mode: background`).
-pub fn start_in_background(state: &State, user: &UserId, claude: &Claude) -> anyhow::Result<()> {
+pub fn start_in_background(state: &State, user: &MemoryKey, claude: &Claude) -> anyhow::Result<()> {
     use std::os::unix::process::CommandExt as _;
     let exe = std::env::current_exe().context("could not find this program to start compaction")?;
     let mut command = std::process::Command::new(exe);

@@ -3,6 +3,7 @@
 //! recall did with each part; with `--show-config`, the effective
 //! configuration and the state dir it belongs to.
 
+use crate::layout::MemoryKey;
 use serde::Serialize;
 
 use crate::cli::ContextArgs;
@@ -19,10 +20,10 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     let user = args.user.as_ref().expect("clap requires --user");
     let key = match &args.conversation {
         Some(key) => crate::memory::migration::conversation_for_reading(state, key)?,
-        None => user.clone(),
+        None => MemoryKey::person(user),
     };
     super::existing_user(state, &key)?;
-    if &key != user {
+    if key != MemoryKey::person(user) {
         super::writable_user(state, user)?;
     }
     let window = args

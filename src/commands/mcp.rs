@@ -56,11 +56,11 @@ pub fn run(state: &State, args: &McpArgs) -> anyhow::Result<()> {
     }
     // Nobody by that id: exit 9, as every read command (a conversation's
     // key is no person's id since conversations live under `#KEY`).
-    super::existing_user(state, &args.user)?;
+    super::existing_user(state, &crate::layout::MemoryKey::person(&args.user))?;
     let conversation = args
         .conversation
         .as_ref()
-        .map(crate::layout::UserId::conversation);
+        .map(crate::layout::MemoryKey::conversation);
     let scope = Scope::resolve(state, &args.user, conversation.as_ref())?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -351,7 +351,7 @@ pub fn enable_recall(
     claude: &mut crate::claude::Claude,
     base: &mut Option<String>,
     sender: &crate::layout::UserId,
-    key: &crate::layout::UserId,
+    key: &crate::layout::MemoryKey,
 ) -> anyhow::Result<()> {
     use anyhow::Context as _;
     let exe = std::env::current_exe().context("could not find this program to start recall")?;

@@ -33,7 +33,7 @@ use crate::claude::{self, Claude};
 
 use crate::cli::{ClaudeArgs, Cli, Command};
 use crate::error::{Exit, failure};
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::user_data;
 use crate::state::State;
 use crate::state::dir::{self as state_dir, EffectiveStateDir};
@@ -92,15 +92,17 @@ fn open_state(cli: &Cli, may_be_new: bool) -> anyhow::Result<State> {
 /// something stored (exit 9 otherwise, before any lock file is made). An
 /// id outside the id rules reaches a seed folder of that exact name, and is
 /// a usage error when there is none.
-pub fn existing_user(state: &State, user: &UserId) -> anyhow::Result<()> {
-    if user_data::has_data(state, user) {
+pub fn existing_user(state: &State, key: &MemoryKey) -> anyhow::Result<()> {
+    if user_data::has_data(state, key) {
         return Ok(());
     }
-    let what = match user.conversation_key() {
-        Some(key) => format!("conversation {:?}", key.as_str()),
-        None => {
-            user.require_id_rules()?;
-            format!("user {:?}", user.as_str())
+    let what = match (key.conversation_key(), key.person_id()) {
+        (Some(conversation), _) => format!("conversation {:?}", conversation.as_str()),
+        (None, person) => {
+            if let Some(person) = person {
+                person.require_id_rules()?;
+            }
+            format!("user {:?}", key.as_str())
         }
     };
     Err(failure(
@@ -116,7 +118,7 @@ pub fn existing_user(state: &State, user: &UserId) -> anyhow::Result<()> {
 /// An id a command may create data for (`ask`, `append`, `profile --set`):
 /// it keeps the id rules, unless it names a seed folder already there.
 pub fn writable_user(state: &State, user: &UserId) -> anyhow::Result<()> {
-    if user.follows_id_rules() || user_data::has_data(state, user) {
+    if user.follows_id_rules() || user_data::has_data(state, &MemoryKey::person(user)) {
         return Ok(());
     }
     user.require_id_rules()

@@ -102,7 +102,7 @@ fn query(args: &SearchArgs) -> anyhow::Result<Query> {
         conversation: args
             .conversation
             .as_ref()
-            .map(crate::layout::UserId::conversation),
+            .map(crate::layout::MemoryKey::conversation),
         role: args.role,
         since,
         until,
@@ -223,7 +223,10 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
     let scoped = scoped_owners(all, query);
     let keep = |owner: &Owner, unit: &Unit| {
         let ts = unit.item.ts();
-        let about = query.user.as_ref().filter(|user| *user != &owner.key);
+        let about = query
+            .user
+            .as_ref()
+            .filter(|user| crate::layout::MemoryKey::person(user) != owner.key);
         let in_time = query.since.is_none_or(|s| ts >= s) && query.until.is_none_or(|u| ts < u);
         in_time
             && match &unit.item {
@@ -265,10 +268,10 @@ fn scoped_owners(all: Vec<Owner>, query: &Query) -> Vec<Owner> {
     all.into_iter()
         .filter(|owner| query.conversation.as_ref().is_none_or(|k| k == &owner.key))
         .filter(|owner| {
-            query
-                .user
-                .as_ref()
-                .is_none_or(|user| user == &owner.key || owner.kind == OwnerKind::Conversation)
+            query.user.as_ref().is_none_or(|user| {
+                crate::layout::MemoryKey::person(user) == owner.key
+                    || owner.kind == OwnerKind::Conversation
+            })
         })
         .collect()
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
-use super::{CHAT_EXPORT_TIME_FORMAT, Layout, UserId};
+use super::{CHAT_EXPORT_TIME_FORMAT, Layout, MemoryKey, UserId};
 
 impl Layout {
     /// Every owner's recall index (derived data: rebuilt from the
@@ -18,8 +18,8 @@ impl Layout {
 
     /// One owner's recall index segments
     /// (`memory::retrieval::index`).
-    pub fn recall_index_dir(&self, user: &UserId) -> PathBuf {
-        self.recall_index_root().join(user.as_str())
+    pub fn recall_index_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.recall_index_root().join(key.as_str())
     }
 
     /// Every person's in-chat exports, one folder each.
@@ -28,14 +28,14 @@ impl Layout {
     }
 
     /// In-chat `/session export` writes here, inside the state dir.
-    pub fn exports_dir(&self, user: &UserId) -> PathBuf {
-        self.exports_root().join(user.as_str())
+    pub fn exports_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.exports_root().join(key.as_str())
     }
 
     /// One in-chat export, named by its time:
     /// `export-20260323T032832.123Z.json`.
-    pub fn chat_export_file(&self, user: &UserId, made: DateTime<Utc>) -> PathBuf {
-        self.exports_dir(user).join(format!(
+    pub fn chat_export_file(&self, key: &MemoryKey, made: DateTime<Utc>) -> PathBuf {
+        self.exports_dir(key).join(format!(
             "export-{}.json",
             made.format(CHAT_EXPORT_TIME_FORMAT)
         ))
@@ -51,8 +51,8 @@ impl Layout {
 
     /// What a compaction is about to do, written before it does it, so a
     /// killed compaction is finished (never repeated) by the next one.
-    pub fn compaction_journal_file(&self, user: &UserId) -> PathBuf {
-        self.sessions.join(".journal").join(format!("{user}.json"))
+    pub fn compaction_journal_file(&self, key: &MemoryKey) -> PathBuf {
+        self.sessions.join(".journal").join(format!("{key}.json"))
     }
 
     /// Every person's membership records, one folder each.
@@ -66,7 +66,7 @@ impl Layout {
         self.memberships_root().join(user.as_str())
     }
 
-    pub fn membership_file(&self, user: &UserId, conversation: &UserId) -> PathBuf {
+    pub fn membership_file(&self, user: &UserId, conversation: &MemoryKey) -> PathBuf {
         self.memberships_dir(user).join(conversation.as_str())
     }
 

@@ -6,19 +6,19 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::{DAY_FORMAT, Layout, ROTATED_LOG_TIME_FORMAT, UserId};
+use super::{DAY_FORMAT, Layout, MemoryKey, ROTATED_LOG_TIME_FORMAT};
 
 impl Layout {
     pub fn archive_root(&self) -> PathBuf {
         self.sessions.join("archive")
     }
 
-    pub fn archive_dir(&self, user: &UserId) -> PathBuf {
-        self.archive_root().join(user.as_str())
+    pub fn archive_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.archive_root().join(key.as_str())
     }
 
-    pub fn archive_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
-        self.archive_dir(user)
+    pub fn archive_file(&self, key: &MemoryKey, day: NaiveDate) -> PathBuf {
+        self.archive_dir(key)
             .join(format!("messages-{}.jsonl.gz", day.format(DAY_FORMAT)))
     }
 
@@ -31,8 +31,8 @@ impl Layout {
         NaiveDate::parse_from_str(day, DAY_FORMAT).ok()
     }
 
-    pub fn archived_summary_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
-        self.archive_dir(user)
+    pub fn archived_summary_file(&self, key: &MemoryKey, day: NaiveDate) -> PathBuf {
+        self.archive_dir(key)
             .join(format!("summary-{}.md", day.format(DAY_FORMAT)))
     }
 

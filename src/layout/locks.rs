@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::{Layout, UserId};
+use super::{Layout, MemoryKey};
 
 /// A message id as a file name part (FNV-1a): ids are the platform's, not
 /// ours to trust as file names.
@@ -24,15 +24,13 @@ impl Layout {
     }
 
     /// Guards every change to one user's files.
-    pub fn user_lock_file(&self, user: &UserId) -> PathBuf {
-        self.locks_dir().join("users").join(format!("{user}.lock"))
+    pub fn user_lock_file(&self, key: &MemoryKey) -> PathBuf {
+        self.locks_dir().join("users").join(format!("{key}.lock"))
     }
 
     /// Held across a compaction's LLM call: one compaction per user.
-    pub fn compaction_lock_file(&self, user: &UserId) -> PathBuf {
-        self.locks_dir()
-            .join("compact")
-            .join(format!("{user}.lock"))
+    pub fn compaction_lock_file(&self, key: &MemoryKey) -> PathBuf {
+        self.locks_dir().join("compact").join(format!("{key}.lock"))
     }
 
     /// Guards `ltm/index.json`.
@@ -47,9 +45,9 @@ impl Layout {
 
     /// Held by the process answering one message id, so a redelivery of
     /// the same id waits for that answer instead of asking again.
-    pub fn inflight_lock_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
+    pub fn inflight_lock_file(&self, key: &MemoryKey, msg_id: &str) -> PathBuf {
         self.inflight_dir()
-            .join(format!("{conversation}-{:016x}.lock", msg_id_hash(msg_id)))
+            .join(format!("{key}-{:016x}.lock", msg_id_hash(msg_id)))
     }
 
     /// The per-message locks and failure records of redelivered messages.
@@ -60,11 +58,9 @@ impl Layout {
     /// Beside the message lock: how the last retry of a redelivered message
     /// failed, so the redeliveries that waited for it share that failure
     /// instead of each calling claude again.
-    pub fn inflight_failure_file(&self, conversation: &UserId, msg_id: &str) -> PathBuf {
-        self.inflight_dir().join(format!(
-            "{conversation}-{:016x}.failed",
-            msg_id_hash(msg_id)
-        ))
+    pub fn inflight_failure_file(&self, key: &MemoryKey, msg_id: &str) -> PathBuf {
+        self.inflight_dir()
+            .join(format!("{key}-{:016x}.failed", msg_id_hash(msg_id)))
     }
 
     /// Held for a whole `maintain` pass: one pass at a time.

@@ -31,7 +31,9 @@ mod summaries;
 
 use std::path::{Path, PathBuf};
 
-pub use names::{CONVERSATION_MARK, ChannelName, ConversationKey, MAX_NAME_LEN, TopicSlug, UserId};
+pub use names::{
+    CONVERSATION_MARK, ChannelName, ConversationKey, MAX_NAME_LEN, MemoryKey, TopicSlug, UserId,
+};
 
 /// How a day is written in file names (`messages-2026-03-23.jsonl.gz`,
 /// `daily/2026-03-23.md`).
@@ -107,13 +109,16 @@ mod tests {
             (layout.sessions_dir().to_owned(), s.into()),
             (layout.config_file(), format!("{s}/config.json")),
             (layout.stm_root(), format!("{s}/stm")),
-            (layout.stm_dir(&u), format!("{s}/stm/Kevin Lee")),
             (
-                layout.messages_file(&u),
+                layout.stm_dir(&MemoryKey::person(&u)),
+                format!("{s}/stm/Kevin Lee"),
+            ),
+            (
+                layout.messages_file(&MemoryKey::person(&u)),
                 format!("{s}/stm/Kevin Lee/messages.jsonl"),
             ),
             (
-                layout.summary_file(&u),
+                layout.summary_file(&MemoryKey::person(&u)),
                 format!("{s}/stm/Kevin Lee/summary.md"),
             ),
             (layout.ltm_dir(), format!("{s}/ltm")),
@@ -126,31 +131,37 @@ mod tests {
             (layout.topic_file(&t), format!("{s}/ltm/topics/toeic.md")),
             (layout.index_file(), format!("{s}/ltm/index.json")),
             (layout.summaries_root(), format!("{s}/summaries")),
-            (layout.summaries_dir(&u), format!("{s}/summaries/Kevin Lee")),
             (
-                layout.daily_dir(&u),
+                layout.summaries_dir(&MemoryKey::person(&u)),
+                format!("{s}/summaries/Kevin Lee"),
+            ),
+            (
+                layout.daily_dir(&MemoryKey::person(&u)),
                 format!("{s}/summaries/Kevin Lee/daily"),
             ),
             (
-                layout.daily_file(&u, day),
+                layout.daily_file(&MemoryKey::person(&u), day),
                 format!("{s}/summaries/Kevin Lee/daily/2026-03-23.md"),
             ),
             (
-                layout.weekly_dir(&u),
+                layout.weekly_dir(&MemoryKey::person(&u)),
                 format!("{s}/summaries/Kevin Lee/weekly"),
             ),
             (
-                layout.weekly_file(&u, 2026, 3),
+                layout.weekly_file(&MemoryKey::person(&u), 2026, 3),
                 format!("{s}/summaries/Kevin Lee/weekly/2026-W03.md"),
             ),
             (layout.archive_root(), format!("{s}/archive")),
-            (layout.archive_dir(&u), format!("{s}/archive/Kevin Lee")),
             (
-                layout.archive_file(&u, day),
+                layout.archive_dir(&MemoryKey::person(&u)),
+                format!("{s}/archive/Kevin Lee"),
+            ),
+            (
+                layout.archive_file(&MemoryKey::person(&u), day),
                 format!("{s}/archive/Kevin Lee/messages-2026-03-23.jsonl.gz"),
             ),
             (
-                layout.archived_summary_file(&u, day),
+                layout.archived_summary_file(&MemoryKey::person(&u), day),
                 format!("{s}/archive/Kevin Lee/summary-2026-03-23.md"),
             ),
             (
@@ -177,7 +188,7 @@ mod tests {
     fn every_path_of_our_own_is_outside_the_seed_areas() {
         let layout = Layout::new("/s");
         let u = UserId::new("U1").unwrap();
-        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let g = MemoryKey::conversation(&ConversationKey::new("G1").unwrap());
         let made = DateTime::parse_from_rfc3339("2026-03-23T03:28:32.123Z")
             .unwrap()
             .with_timezone(&Utc);
@@ -193,13 +204,16 @@ mod tests {
                 "/s/sessions/archive/logs/broker-slack-20260323T032832Z.log.gz",
             ),
             (layout.exports_root(), "/s/sessions/exports"),
-            (layout.exports_dir(&u), "/s/sessions/exports/U1"),
             (
-                layout.chat_export_file(&u, made),
+                layout.exports_dir(&MemoryKey::person(&u)),
+                "/s/sessions/exports/U1",
+            ),
+            (
+                layout.chat_export_file(&MemoryKey::person(&u), made),
                 "/s/sessions/exports/U1/export-20260323T032832.123Z.json",
             ),
             (
-                layout.compaction_journal_file(&u),
+                layout.compaction_journal_file(&MemoryKey::person(&u)),
                 "/s/sessions/.journal/U1.json",
             ),
             (layout.costs_dir(), "/s/sessions/costs"),
@@ -229,11 +243,11 @@ mod tests {
             (layout.temp_dir(), "/s/sessions/.tmp"),
             (layout.locks_dir(), "/s/sessions/.locks"),
             (
-                layout.user_lock_file(&u),
+                layout.user_lock_file(&MemoryKey::person(&u)),
                 "/s/sessions/.locks/users/U1.lock",
             ),
             (
-                layout.compaction_lock_file(&u),
+                layout.compaction_lock_file(&MemoryKey::person(&u)),
                 "/s/sessions/.locks/compact/U1.lock",
             ),
             (layout.index_lock_file(), "/s/sessions/.locks/index.lock"),
@@ -274,15 +288,15 @@ mod tests {
         let day = NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
         let name = |path: PathBuf| path.file_name().unwrap().to_str().unwrap().to_owned();
         assert_eq!(
-            Layout::archive_day(&name(layout.archive_file(&u, day))),
+            Layout::archive_day(&name(layout.archive_file(&MemoryKey::person(&u), day))),
             Some(day)
         );
-        let daily = name(layout.daily_file(&u, day));
+        let daily = name(layout.daily_file(&MemoryKey::person(&u), day));
         assert_eq!(
             Layout::markdown_stem(&daily).and_then(Layout::daily_day),
             Some(day)
         );
-        let weekly = name(layout.weekly_file(&u, 2026, 3));
+        let weekly = name(layout.weekly_file(&MemoryKey::person(&u), 2026, 3));
         assert_eq!(
             Layout::markdown_stem(&weekly).and_then(Layout::weekly_week),
             Some((2026, 3))
@@ -295,7 +309,7 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(
-            Layout::chat_export_time(&name(layout.chat_export_file(&u, made))),
+            Layout::chat_export_time(&name(layout.chat_export_file(&MemoryKey::person(&u), made))),
             Some(made)
         );
         assert!(Layout::is_channel_ledger(&name(
@@ -338,15 +352,18 @@ mod tests {
         assert_eq!(folders.len(), 6, "{folders:?}");
         for folder in &folders {
             let user = UserId::seed_folder(folder).unwrap();
-            assert!(layout.messages_file(&user).is_file(), "{folder}");
+            assert!(
+                layout.messages_file(&MemoryKey::person(&user)).is_file(),
+                "{folder}"
+            );
         }
         let u = UserId::new("U0123ABC").unwrap();
-        assert!(layout.summary_file(&u).is_file());
+        assert!(layout.summary_file(&MemoryKey::person(&u)).is_file());
         let kevin = UserId::seed_folder("Kevin Lee").unwrap();
         assert!(layout.profile_file(&kevin).is_file());
         let toeic = TopicSlug::new("toeic").unwrap();
         assert!(layout.topic_file(&toeic).is_file());
-        let days: Vec<NaiveDate> = std::fs::read_dir(layout.daily_dir(&u))
+        let days: Vec<NaiveDate> = std::fs::read_dir(layout.daily_dir(&MemoryKey::person(&u)))
             .unwrap()
             .filter_map(|e| {
                 let name = e.unwrap().file_name().into_string().unwrap();
@@ -354,7 +371,7 @@ mod tests {
             })
             .collect();
         assert_eq!(days, [NaiveDate::from_ymd_opt(2026, 3, 21).unwrap()]);
-        assert!(layout.daily_file(&u, days[0]).is_file());
+        assert!(layout.daily_file(&MemoryKey::person(&u), days[0]).is_file());
         let index: serde_json::Value =
             serde_json::from_slice(&std::fs::read(layout.index_file()).unwrap()).unwrap();
         for entry in index["entries"].as_array().unwrap() {
@@ -379,15 +396,15 @@ mod tests {
         let u = UserId::new("U1").unwrap();
         let day = NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
         assert_eq!(
-            layout.messages_file(&u),
+            layout.messages_file(&MemoryKey::person(&u)),
             Path::new("/s/sessions/stm/U1/messages.jsonl")
         );
         assert_eq!(
-            layout.archive_file(&u, day),
+            layout.archive_file(&MemoryKey::person(&u), day),
             Path::new("/s/sessions/archive/U1/messages-2026-03-23.jsonl.gz")
         );
         assert_eq!(
-            layout.weekly_file(&u, 2026, 3),
+            layout.weekly_file(&MemoryKey::person(&u), 2026, 3),
             Path::new("/s/sessions/summaries/U1/weekly/2026-W03.md")
         );
         assert_eq!(

@@ -121,9 +121,8 @@ macro_rules! strict_from_str {
 }
 
 name_type!(
-    /// Whose memory folder: a person's user id, safe as one path component,
-    /// or (built by [`UserId::conversation`]) a group's or thread's key
-    /// behind [`CONVERSATION_MARK`], which no user id may hold.
+    /// A person's user id, safe as one path component. Whose memory a
+    /// folder holds, a person's or a conversation's, is a [`MemoryKey`].
     UserId,
     "user id",
     ID_PUNCTUATION,
@@ -155,7 +154,7 @@ impl UserId {
             *c == '/' || c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
         });
         // `#` and a valid key is a conversation's folder (see
-        // [`UserId::conversation`]): never a person's, not even the seed's.
+        // [`MemoryKey::conversation`]): never a person's, not even the seed's.
         let conversation = name
             .strip_prefix(CONVERSATION_MARK)
             .is_some_and(|key| ConversationKey::new(key).is_ok());
@@ -200,7 +199,7 @@ impl std::str::FromStr for UserId {
 
 name_type!(
     /// A group's or thread's key (`--conversation`), checked as a user id
-    /// is. Its files are never a person's: see [`UserId::conversation`].
+    /// is. Its files are never a person's: see [`MemoryKey::conversation`].
     ConversationKey,
     "conversation key",
     ID_PUNCTUATION,
@@ -230,10 +229,42 @@ name_type!(
 /// any platform's file systems (`:`, `*`, `?`).
 pub const CONVERSATION_MARK: char = '#';
 
-impl UserId {
-    /// The memory folder of a group or thread conversation: `#KEY`.
+/// Whose memory a folder holds: a person's (their user id, the seed's
+/// folders outside the id rules included) or a group's or thread's
+/// conversation (`#KEY`, behind [`CONVERSATION_MARK`]). Every per-owner
+/// path of the layout is named by one; a [`UserId`] is only ever a person.
+///
+/// A person's id is not a memory's name by itself, so a call that means
+/// "this person's memory" says so:
+///
+/// ```compile_fail
+/// use claude_session::layout::{Layout, UserId};
+/// let layout = Layout::new("/s");
+/// layout.messages_file(&UserId::new("U1").unwrap());
+/// ```
+///
+/// ```
+/// use claude_session::layout::{Layout, MemoryKey, UserId};
+/// let layout = Layout::new("/s");
+/// let memory = MemoryKey::person(&UserId::new("U1").unwrap());
+/// assert!(layout.messages_file(&memory).ends_with("stm/U1/messages.jsonl"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MemoryKey(String);
+
+impl MemoryKey {
+    /// A person's memory: the folder named by their id.
+    pub fn person(user: &UserId) -> Self {
+        Self(user.0.clone())
+    }
+
+    /// The memory of a group or thread conversation: `#KEY`.
     pub fn conversation(key: &ConversationKey) -> Self {
         Self(format!("{CONVERSATION_MARK}{}", key.as_str()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 
     /// Whether this names a conversation's memory, not a person's.
@@ -250,6 +281,11 @@ impl UserId {
             .and_then(|key| ConversationKey::new(key).ok())
     }
 
+    /// The person whose memory this is; `None` for a conversation's.
+    pub fn person_id(&self) -> Option<UserId> {
+        (!self.is_conversation()).then(|| UserId(self.0.clone()))
+    }
+
     /// The owner of a per-key folder or file name (`stm/<name>`,
     /// `memberships/<user>/<name>` …): a user id, or `#` and a valid
     /// conversation key. Anything else (left by hand or another tool) is
@@ -259,8 +295,23 @@ impl UserId {
             Some(key) => ConversationKey::new(key)
                 .ok()
                 .map(|key| Self::conversation(&key)),
-            None => Self::new(name).ok(),
+            None => UserId::new(name).ok().map(|user| Self::person(&user)),
         }
+    }
+}
+
+impl UserId {
+    /// The key's folder name read as a person's id, whatever the key is:
+    /// only for the folders above a person's entries, the same for every
+    /// owner (see [`super::Layout::owned_dirs`]).
+    pub(super) fn folder_of(key: &MemoryKey) -> Self {
+        Self(key.0.clone())
+    }
+}
+
+impl fmt::Display for MemoryKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
@@ -268,8 +319,8 @@ impl ConversationKey {
     /// The memory folder name this conversation used before conversations
     /// had their own namespace (the key as is, shared with user ids): what
     /// [`crate::memory::migration`] moves from.
-    pub fn legacy_folder(&self) -> UserId {
-        UserId(self.0.clone())
+    pub fn legacy_folder(&self) -> MemoryKey {
+        MemoryKey(self.0.clone())
     }
 }
 
@@ -337,15 +388,18 @@ mod tests {
     #[test]
     fn a_conversation_never_names_a_persons_folder() {
         let key = ConversationKey::new("bob").unwrap();
-        let memory = UserId::conversation(&key);
-        assert_ne!(memory, UserId::new("bob").unwrap());
+        let memory = MemoryKey::conversation(&key);
+        assert_ne!(memory, MemoryKey::person(&UserId::new("bob").unwrap()));
         assert!(UserId::new(memory.as_str()).is_err(), "no user id is #bob");
         assert!(memory.is_conversation());
-        assert_eq!(UserId::from_folder_name("#bob"), Some(memory.clone()));
-        assert_eq!(UserId::from_folder_name("bob"), UserId::new("bob").ok());
-        assert_eq!(UserId::from_folder_name("#"), None);
-        assert_eq!(UserId::from_folder_name("##bob"), None);
-        assert_eq!(UserId::from_folder_name("#../x"), None);
+        assert_eq!(MemoryKey::from_folder_name("#bob"), Some(memory.clone()));
+        assert_eq!(
+            MemoryKey::from_folder_name("bob"),
+            UserId::new("bob").ok().map(|u| MemoryKey::person(&u))
+        );
+        assert_eq!(MemoryKey::from_folder_name("#"), None);
+        assert_eq!(MemoryKey::from_folder_name("##bob"), None);
+        assert_eq!(MemoryKey::from_folder_name("#../x"), None);
         let layout = Layout::new("/s");
         assert_eq!(
             layout.messages_file(&memory),

@@ -30,7 +30,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::{Layout, UserId};
+use super::{Layout, MemoryKey, UserId};
 
 /// What an owner's file is: see the module doc's table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +71,9 @@ pub enum Whose {
 #[derive(Clone, Copy)]
 pub enum Rule {
     /// One path per owner.
-    Own(fn(&Layout, &UserId) -> PathBuf),
+    Own(fn(&Layout, &MemoryKey) -> PathBuf),
+    /// One path per person (a conversation has none).
+    Person(fn(&Layout, &UserId) -> PathBuf),
     /// A file in every member's memberships folder, named by the
     /// conversation: `memberships/<person>/<conversation>`.
     InEveryMember,
@@ -171,7 +173,7 @@ fn in_exports(relative: &Path) -> bool {
 }
 
 fn in_memberships(relative: &Path) -> bool {
-    single(relative).is_some_and(|name| UserId::from_folder_name(name).is_some())
+    single(relative).is_some_and(|name| MemoryKey::from_folder_name(name).is_some())
 }
 
 /// The recall index's segments: their names are the index's own
@@ -202,7 +204,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         name: "profile (ltm/users/<person>.md)",
         class: Class::Content,
         whose: Whose::Person,
-        rule: Rule::Own(Layout::profile_file),
+        rule: Rule::Person(Layout::profile_file),
         holds: Holds::File,
         inner: &[],
         marks_owner: false,
@@ -262,7 +264,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         name: "memberships (memberships/<person>/: the groups they wrote in)",
         class: Class::Pointer,
         whose: Whose::Person,
-        rule: Rule::Own(Layout::memberships_dir),
+        rule: Rule::Person(Layout::memberships_dir),
         holds: Holds::Folder(in_memberships),
         inner: &[],
         marks_owner: false,
@@ -292,7 +294,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         name: "cost ledger (costs/per-user/<person>/asks.jsonl)",
         class: Class::Ledger,
         whose: Whose::Person,
-        rule: Rule::Own(Layout::user_ledger_dir),
+        rule: Rule::Person(Layout::user_ledger_dir),
         holds: Holds::Folder(in_ledger),
         inner: &[],
         marks_owner: false,
@@ -302,7 +304,7 @@ pub const ENTRIES: &[OwnerFile] = &[
         name: "cost ledger of earlier versions (costs/users/<person>.jsonl)",
         class: Class::Ledger,
         whose: Whose::Person,
-        rule: Rule::Own(Layout::legacy_user_ledger_file),
+        rule: Rule::Person(Layout::legacy_user_ledger_file),
         holds: Holds::File,
         inner: &[],
         marks_owner: false,
@@ -322,7 +324,7 @@ pub const ENTRIES: &[OwnerFile] = &[
 impl OwnerFile {
     /// Whether this entry is one of `owner`'s (a person's or a
     /// conversation's).
-    pub fn applies_to(&self, owner: &UserId) -> bool {
+    pub fn applies_to(&self, owner: &MemoryKey) -> bool {
         match self.whose {
             Whose::Both => true,
             Whose::Person => !owner.is_conversation(),
@@ -332,9 +334,10 @@ impl OwnerFile {
 
     /// Its one path for `owner`; `None` for an entry kept in other
     /// owners' folders ([`Rule::InEveryMember`]).
-    pub fn path(&self, layout: &Layout, owner: &UserId) -> Option<PathBuf> {
+    pub fn path(&self, layout: &Layout, owner: &MemoryKey) -> Option<PathBuf> {
         match self.rule {
             Rule::Own(path) => Some(path(layout, owner)),
+            Rule::Person(path) => owner.person_id().map(|person| path(layout, &person)),
             Rule::InEveryMember => None,
         }
     }
@@ -359,7 +362,7 @@ impl OwnerFile {
     /// `session conversations`): for a person, everything an erase
     /// removes; for a conversation, its content only (as the numbers were
     /// first kept).
-    pub fn counted_for(&self, owner: &UserId) -> bool {
+    pub fn counted_for(&self, owner: &MemoryKey) -> bool {
         if owner.is_conversation() {
             self.exported()
         } else {
@@ -383,9 +386,13 @@ impl OwnerFile {
 
     /// Whether `path` (anything under the sessions dir) is this entry for
     /// `owner`, or something it may hold.
-    pub fn names(&self, layout: &Layout, owner: &UserId, path: &Path) -> bool {
+    pub fn names(&self, layout: &Layout, owner: &MemoryKey, path: &Path) -> bool {
         let own = match self.rule {
             Rule::Own(rule) => rule(layout, owner),
+            Rule::Person(rule) => match owner.person_id() {
+                Some(person) => rule(layout, &person),
+                None => return false,
+            },
             Rule::InEveryMember => {
                 let Ok(relative) = path.strip_prefix(layout.memberships_root()) else {
                     return false;
@@ -412,12 +419,16 @@ impl OwnerFile {
 }
 
 /// The entries of one owner.
-pub fn entries_of(owner: &UserId) -> impl Iterator<Item = &'static OwnerFile> + '_ {
+pub fn entries_of(owner: &MemoryKey) -> impl Iterator<Item = &'static OwnerFile> + '_ {
     ENTRIES.iter().filter(move |entry| entry.applies_to(owner))
 }
 
 /// The paths of `owner`'s entries that pass `which`, in registry order.
-pub fn paths(layout: &Layout, owner: &UserId, which: impl Fn(&OwnerFile) -> bool) -> Vec<PathBuf> {
+pub fn paths(
+    layout: &Layout,
+    owner: &MemoryKey,
+    which: impl Fn(&OwnerFile) -> bool,
+) -> Vec<PathBuf> {
     entries_of(owner)
         .filter(|entry| which(entry))
         .filter_map(|entry| entry.path(layout, owner))
@@ -425,7 +436,7 @@ pub fn paths(layout: &Layout, owner: &UserId, which: impl Fn(&OwnerFile) -> bool
 }
 
 /// The entry that names `path` as `owner`'s, if any.
-pub fn entry_naming(layout: &Layout, owner: &UserId, path: &Path) -> Option<&'static OwnerFile> {
+pub fn entry_naming(layout: &Layout, owner: &MemoryKey, path: &Path) -> Option<&'static OwnerFile> {
     entries_of(owner).find(|entry| entry.names(layout, owner, path))
 }
 
@@ -457,7 +468,7 @@ impl Layout {
     /// areas first: what must never be a symbolic link. The folders from
     /// `sessions/` down to each of the owner's entries (and an entry's own
     /// fixed folders).
-    pub fn owned_dirs(&self, user: &UserId) -> Vec<PathBuf> {
+    pub fn owned_dirs(&self, user: &MemoryKey) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = Vec::new();
         let mut add = |dir: PathBuf| {
             if !dirs.contains(&dir) {
@@ -468,8 +479,14 @@ impl Layout {
         // also guards the folders a person's entries use (a sender's
         // membership record is written beside a group line).
         for entry in ENTRIES {
-            let Some(path) = entry.path(self, user) else {
-                continue;
+            let path = match entry.rule {
+                Rule::Own(rule) => rule(self, user),
+                // A person's entry has the same areas above it for every
+                // owner, so a conversation's lock guards them too; the
+                // entry's own folder is named by the key's text as a
+                // person's would be (it never exists for a conversation).
+                Rule::Person(rule) => rule(self, &UserId::folder_of(user)),
+                Rule::InEveryMember => continue,
             };
             let mut chain: Vec<PathBuf> = path
                 .ancestors()
@@ -500,7 +517,7 @@ mod tests {
     fn owned_dirs_are_the_folders_of_every_entry() {
         let layout = Layout::new("/s");
         let u = UserId::new("U1").unwrap();
-        let owned = layout.owned_dirs(&u);
+        let owned = layout.owned_dirs(&MemoryKey::person(&u));
         let s = |p: &str| PathBuf::from(format!("/s/sessions/{p}"));
         for want in [
             "stm",
@@ -532,7 +549,7 @@ mod tests {
         }
         assert_eq!(owned.len(), 24, "{owned:?}");
         // The same folders for a conversation's key.
-        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let g = MemoryKey::conversation(&ConversationKey::new("G1").unwrap());
         let of_g: Vec<String> = layout
             .owned_dirs(&g)
             .iter()
@@ -551,18 +568,19 @@ mod tests {
     fn each_file_of_an_owner_is_named_by_one_entry() {
         let layout = Layout::new("/s");
         let u = UserId::new("U1").unwrap();
-        let g = UserId::conversation(&ConversationKey::new("G1").unwrap());
+        let k = MemoryKey::person(&u);
+        let g = MemoryKey::conversation(&ConversationKey::new("G1").unwrap());
         let day = chrono::NaiveDate::from_ymd_opt(2026, 3, 23).unwrap();
         for (owner, path) in [
-            (&u, layout.messages_file(&u)),
-            (&u, layout.summary_file(&u)),
-            (&u, layout.daily_file(&u, day)),
-            (&u, layout.weekly_file(&u, 2026, 13)),
-            (&u, layout.archive_file(&u, day)),
-            (&u, layout.archived_summary_file(&u, day)),
-            (&u, layout.membership_file(&u, &g)),
+            (&k, layout.messages_file(&k)),
+            (&k, layout.summary_file(&k)),
+            (&k, layout.daily_file(&k, day)),
+            (&k, layout.weekly_file(&k, 2026, 13)),
+            (&k, layout.archive_file(&k, day)),
+            (&k, layout.archived_summary_file(&k, day)),
+            (&k, layout.membership_file(&u, &g)),
             (&g, layout.membership_file(&u, &g)),
-            (&u, layout.user_ledger_file(&u)),
+            (&k, layout.user_ledger_file(&u)),
             (&g, layout.compaction_lock_file(&g)),
         ] {
             assert!(
@@ -572,10 +590,10 @@ mod tests {
             );
         }
         for (owner, path) in [
-            (&u, layout.stm_dir(&u).join("notes.txt")),
-            (&u, layout.daily_dir(&u).join("2026-13-01.md")),
-            (&g, layout.profile_file(&g)),
-            (&u, layout.messages_file(&g)),
+            (&k, layout.stm_dir(&k).join("notes.txt")),
+            (&k, layout.daily_dir(&k).join("2026-13-01.md")),
+            (&g, layout.profiles_dir().join("#G1.md")),
+            (&k, layout.messages_file(&g)),
         ] {
             assert!(
                 entry_naming(&layout, owner, &path).is_none(),

@@ -3,22 +3,22 @@
 
 use std::path::PathBuf;
 
-use super::{Layout, UserId};
+use super::{Layout, MemoryKey};
 
 impl Layout {
     pub fn stm_root(&self) -> PathBuf {
         self.sessions.join("stm")
     }
 
-    pub fn stm_dir(&self, user: &UserId) -> PathBuf {
-        self.stm_root().join(user.as_str())
+    pub fn stm_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.stm_root().join(key.as_str())
     }
 
-    pub fn messages_file(&self, user: &UserId) -> PathBuf {
-        self.stm_dir(user).join("messages.jsonl")
+    pub fn messages_file(&self, key: &MemoryKey) -> PathBuf {
+        self.stm_dir(key).join("messages.jsonl")
     }
 
-    pub fn summary_file(&self, user: &UserId) -> PathBuf {
-        self.stm_dir(user).join("summary.md")
+    pub fn summary_file(&self, key: &MemoryKey) -> PathBuf {
+        self.stm_dir(key).join("summary.md")
     }
 }

@@ -5,23 +5,23 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 
-use super::{DAY_FORMAT, Layout, UserId};
+use super::{DAY_FORMAT, Layout, MemoryKey};
 
 impl Layout {
     pub fn summaries_root(&self) -> PathBuf {
         self.sessions.join("summaries")
     }
 
-    pub fn summaries_dir(&self, user: &UserId) -> PathBuf {
-        self.summaries_root().join(user.as_str())
+    pub fn summaries_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.summaries_root().join(key.as_str())
     }
 
-    pub fn daily_dir(&self, user: &UserId) -> PathBuf {
-        self.summaries_dir(user).join("daily")
+    pub fn daily_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.summaries_dir(key).join("daily")
     }
 
-    pub fn daily_file(&self, user: &UserId, day: NaiveDate) -> PathBuf {
-        Self::markdown_file(&self.daily_dir(user), &day.format(DAY_FORMAT).to_string())
+    pub fn daily_file(&self, key: &MemoryKey, day: NaiveDate) -> PathBuf {
+        Self::markdown_file(&self.daily_dir(key), &day.format(DAY_FORMAT).to_string())
     }
 
     /// The day of a daily summary, from its stem (`2026-03-23`).
@@ -29,13 +29,13 @@ impl Layout {
         NaiveDate::parse_from_str(stem, DAY_FORMAT).ok()
     }
 
-    pub fn weekly_dir(&self, user: &UserId) -> PathBuf {
-        self.summaries_dir(user).join("weekly")
+    pub fn weekly_dir(&self, key: &MemoryKey) -> PathBuf {
+        self.summaries_dir(key).join("weekly")
     }
 
     /// `YYYY-Www.md`, ISO week-numbering year and week.
-    pub fn weekly_file(&self, user: &UserId, iso_year: i32, week: u32) -> PathBuf {
-        Self::markdown_file(&self.weekly_dir(user), &format!("{iso_year:04}-W{week:02}"))
+    pub fn weekly_file(&self, key: &MemoryKey, iso_year: i32, week: u32) -> PathBuf {
+        Self::markdown_file(&self.weekly_dir(key), &format!("{iso_year:04}-W{week:02}"))
     }
 
     /// The ISO year and week of a weekly summary, from its stem

@@ -24,7 +24,7 @@
 
 use serde::Serialize;
 
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::Message;
 use crate::memory::retrieval::{self, Recalled};
 use crate::memory::transcript::{format_message, split_lines};
@@ -63,7 +63,7 @@ pub struct Query<'a> {
 /// [`gather`], then [`add_recall`]: the whole context for a message.
 pub fn gather_for(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     sender: &UserId,
     window: usize,
     query: Option<Query>,
@@ -83,7 +83,7 @@ pub fn gather_for(
 /// a lock is held for milliseconds, and this may take longer.
 pub fn add_recall(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     sender: &UserId,
     parts: &mut Parts,
     query: Query,
@@ -176,7 +176,7 @@ pub fn previous_turns<'a>(
 /// messages of the conversation (`key`: the sender's own, or a group's).
 pub fn gather(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     sender: &UserId,
     window: usize,
 ) -> anyhow::Result<Parts> {

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::compaction::archive_whole_log_locked;
 use crate::memory::message::is_believable;
 use crate::memory::stm;
@@ -21,7 +21,7 @@ use crate::store::fs::{read_optional_text, remove_if_exists};
 /// one of them would keep the log from ever expiring.
 pub fn last_activity(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<DateTime<Utc>>> {
     if let Some(newest) = stm::all_times(state, user)?
@@ -42,7 +42,7 @@ pub fn last_activity(
 }
 
 /// Is the user idle past the expiry age at `now`?
-pub fn is_expired(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<bool> {
+pub fn is_expired(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyhow::Result<bool> {
     let age = Duration::days(state.config.scheduler.stm_expire_days as i64);
     // Most users wrote recently: a recent last line settles it without
     // reading the whole log.
@@ -60,10 +60,10 @@ pub fn is_expired(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::R
 /// `None` when the user was not expired after all.
 pub fn expire_user(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<usize>> {
-    let lock = state.lock_user(user)?;
+    let lock = state.lock_owner(user)?;
     if !is_expired(state, user, now)? {
         return Ok(None);
     }
@@ -74,8 +74,8 @@ pub fn expire_user(
 /// Clear a user's short-term memory now (`session clear`, in-chat `/session
 /// clear`), under the user lock: its messages move to the archive, as an
 /// expiry moves them. Returns the messages archived.
-pub fn clear_stm(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<usize> {
-    let lock = state.lock_user(user)?;
+pub fn clear_stm(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    let lock = state.lock_owner(user)?;
     retire_stm_locked(state, &lock, now)
 }
 

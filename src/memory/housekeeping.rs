@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
 
-use crate::layout::{Layout, UserId};
+use crate::layout::{Layout, MemoryKey};
 use crate::state::State;
 use crate::store::atomic::{TEMP_SUFFIX, write_atomic};
 use crate::store::fs::{read_optional, remove_if_exists};
@@ -78,7 +78,7 @@ pub struct Pruned {
 }
 
 /// Where one owner's folder is in an area of the layout.
-type FolderOf = fn(&Layout, &UserId) -> PathBuf;
+type FolderOf = fn(&Layout, &MemoryKey) -> PathBuf;
 
 /// Remove empty folders below the per-user areas and stale temp files.
 /// A user's folders are checked and removed under that user's lock, so a
@@ -106,7 +106,7 @@ pub fn prune(state: &State, dry_run: bool, now: DateTime<Utc>) -> anyhow::Result
                 pruned.folders.extend(empty_folders(&folder)?);
                 continue;
             }
-            let _lock = state.lock_user(&user)?;
+            let _lock = state.lock_owner(&user)?;
             for empty in empty_folders(&folder)? {
                 if std::fs::remove_dir(&empty).is_ok() {
                     pruned.folders.push(empty);
@@ -159,7 +159,7 @@ fn sweep_old_exports(
     let root = state.layout.exports_root();
     for user in crate::memory::stm::list_user_dirs(&root)? {
         let dir = state.layout.exports_dir(&user);
-        let _lock = (!dry_run).then(|| state.lock_user(&user)).transpose()?;
+        let _lock = (!dry_run).then(|| state.lock_owner(&user)).transpose()?;
         for entry in crate::store::fs::read_dir_optional(&dir)? {
             let name = entry.file_name();
             let Some(made) = name.to_str().and_then(Layout::chat_export_time) else {

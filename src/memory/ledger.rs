@@ -15,7 +15,7 @@ use chrono::{DateTime, Datelike as _, Utc};
 use serde_json::{Value, json};
 
 use crate::claude::Reply;
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::{format_ts, parse_ts};
 use crate::state::State;
 use crate::store::fs::open_read;
@@ -85,7 +85,7 @@ impl std::fmt::Display for Kind {
 pub fn record(
     state: &State,
     kind: Kind,
-    user: &UserId,
+    user: &MemoryKey,
     reply: &Reply,
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {

@@ -29,7 +29,7 @@ use anyhow::Context as _;
 
 use crate::diag;
 use crate::layout::owner_files::{self, Class, OwnerFile, Rule};
-use crate::layout::{ConversationKey, UserId};
+use crate::layout::{ConversationKey, MemoryKey, UserId};
 use crate::memory::message::Message;
 use crate::memory::user_data;
 use crate::state::State;
@@ -37,8 +37,8 @@ use crate::store::fs::{read_dir_optional, read_optional, sync_dir};
 
 /// The memory of conversation `key` for a command that writes: data of the
 /// previous layout is moved first, under the locks of both names.
-pub fn conversation_for_writing(state: &State, key: &ConversationKey) -> anyhow::Result<UserId> {
-    let memory = UserId::conversation(key);
+pub fn conversation_for_writing(state: &State, key: &ConversationKey) -> anyhow::Result<MemoryKey> {
+    let memory = MemoryKey::conversation(key);
     // The hot path: one stat finds nothing to move.
     if !legacy_exists(state, key) {
         return Ok(memory);
@@ -49,19 +49,19 @@ pub fn conversation_for_writing(state: &State, key: &ConversationKey) -> anyhow:
 
 /// The memory of conversation `key` for a command that only reads: data of
 /// the previous layout is read where it is (a read changes nothing).
-pub fn conversation_for_reading(state: &State, key: &ConversationKey) -> anyhow::Result<UserId> {
+pub fn conversation_for_reading(state: &State, key: &ConversationKey) -> anyhow::Result<MemoryKey> {
     let legacy = key.legacy_folder();
     if legacy_exists(state, key) && is_legacy_conversation(state, &legacy)? {
         return Ok(legacy);
     }
-    Ok(UserId::conversation(key))
+    Ok(MemoryKey::conversation(key))
 }
 
 /// Whether anything but derived data (which says nothing of its own) of
 /// the registry's moved entries is under the bare key.
 fn legacy_exists(state: &State, key: &ConversationKey) -> bool {
     let legacy = key.legacy_folder();
-    let memory = UserId::conversation(key);
+    let memory = MemoryKey::conversation(key);
     owner_files::entries_of(&memory)
         .filter(|entry| entry.migrates() && entry.class != Class::Derived)
         .filter_map(|entry| entry.path(&state.layout, &legacy))
@@ -72,11 +72,11 @@ fn legacy_exists(state: &State, key: &ConversationKey) -> bool {
 /// Whether anything moved.
 pub fn migrate(state: &State, key: &ConversationKey) -> anyhow::Result<bool> {
     let legacy = key.legacy_folder();
-    let memory = UserId::conversation(key);
+    let memory = MemoryKey::conversation(key);
     // Both names locked: no writer of either sees a half-moved folder.
     // Nobody else holds both, so the order cannot deadlock.
-    let _old = state.lock_user(&legacy)?;
-    let _new = state.lock_user(&memory)?;
+    let _old = state.lock_owner(&legacy)?;
+    let _new = state.lock_owner(&memory)?;
     if !is_legacy_conversation(state, &legacy)? {
         return Ok(false);
     }
@@ -94,6 +94,8 @@ pub fn migrate(state: &State, key: &ConversationKey) -> anyhow::Result<bool> {
             Rule::Own(path) => {
                 moved |= move_entry(&path(layout, &legacy), &path(layout, &memory), fsync)?;
             }
+            // A person's entry never moves with a conversation.
+            Rule::Person(_) => {}
             Rule::InEveryMember => {
                 for sender in members(state, &legacy)? {
                     moved |= move_entry(
@@ -188,7 +190,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The senders whose memberships name `folder`.
-fn members(state: &State, folder: &UserId) -> anyhow::Result<Vec<UserId>> {
+fn members(state: &State, folder: &MemoryKey) -> anyhow::Result<Vec<UserId>> {
     let root = state.layout.memberships_root();
     let mut senders = Vec::new();
     for entry in read_dir_optional(&root)? {
@@ -207,8 +209,16 @@ fn members(state: &State, folder: &UserId) -> anyhow::Result<Vec<UserId>> {
 
 /// Whether `folder` (a name a user id could have) holds a conversation of
 /// the previous layout. See the module doc for the rule.
-fn is_legacy_conversation(state: &State, folder: &UserId) -> anyhow::Result<bool> {
-    if state.layout.profile_file(folder).symlink_metadata().is_ok() {
+fn is_legacy_conversation(state: &State, folder: &MemoryKey) -> anyhow::Result<bool> {
+    // A bare name is a person's as far as the layout goes: one with a
+    // profile is a person.
+    if let Some(person) = folder.person_id()
+        && state
+            .layout
+            .profile_file(&person)
+            .symlink_metadata()
+            .is_ok()
+    {
         return Ok(false);
     }
     let mut named = 0usize;

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::stm;
 use crate::state::State;
 use crate::store::fs::read_dir_optional;
@@ -30,7 +30,7 @@ pub enum OwnerKind {
 /// One owner of memory and the places its memory lives.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Owner {
-    pub key: UserId,
+    pub key: MemoryKey,
     pub kind: OwnerKind,
 }
 
@@ -66,7 +66,9 @@ impl Owner {
 
     /// A person's profile; conversations have none.
     pub fn profile_file(&self, state: &State) -> Option<PathBuf> {
-        (self.kind == OwnerKind::Person).then(|| state.layout.profile_file(&self.key))
+        self.key
+            .person_id()
+            .map(|person| state.layout.profile_file(&person))
     }
 }
 
@@ -74,7 +76,7 @@ impl Owner {
 /// profile), people and conversations, sorted by kind then key.
 pub fn owners(state: &State) -> anyhow::Result<Vec<Owner>> {
     let layout = &state.layout;
-    let mut keys: BTreeSet<UserId> = stm::users(state)?.into_iter().collect();
+    let mut keys: BTreeSet<MemoryKey> = stm::users(state)?.into_iter().collect();
     keys.extend(
         stm::list_user_dirs(&layout.archive_root())?
             .into_iter()
@@ -85,7 +87,8 @@ pub fn owners(state: &State) -> anyhow::Result<Vec<Owner>> {
     keys.extend(
         crate::memory::ltm::markdown_names(&layout.profiles_dir())?
             .iter()
-            .filter_map(|name| UserId::new(name).ok()),
+            .filter_map(|name| UserId::new(name).ok())
+            .map(|person| MemoryKey::person(&person)),
     );
     let mut owners: Vec<Owner> = keys
         .into_iter()
@@ -103,7 +106,7 @@ pub fn owners(state: &State) -> anyhow::Result<Vec<Owner>> {
 }
 
 /// The owner `key`, with its kind, if it has any memory.
-pub fn find(state: &State, key: &UserId) -> anyhow::Result<Option<Owner>> {
+pub fn find(state: &State, key: &MemoryKey) -> anyhow::Result<Option<Owner>> {
     Ok(owners(state)?.into_iter().find(|o| &o.key == key))
 }
 
@@ -115,20 +118,19 @@ pub fn find(state: &State, key: &UserId) -> anyhow::Result<Option<Owner>> {
 pub fn visible_to(
     state: &State,
     person: &UserId,
-    conversation: Option<&UserId>,
+    conversation: Option<&MemoryKey>,
 ) -> anyhow::Result<Option<Owner>> {
+    // A `UserId` is never a conversation's key: the type says "a person".
     Ok(match conversation {
-        None => (!person.is_conversation()).then(|| Owner {
-            key: person.clone(),
+        None => Some(Owner {
+            key: MemoryKey::person(person),
             kind: OwnerKind::Person,
         }),
-        Some(key) => (key.is_conversation()
-            && !person.is_conversation()
-            && state.layout.membership_file(person, key).exists())
-        .then(|| Owner {
-            key: key.clone(),
-            kind: OwnerKind::Conversation,
-        }),
+        Some(key) => (key.is_conversation() && state.layout.membership_file(person, key).exists())
+            .then(|| Owner {
+                key: key.clone(),
+                kind: OwnerKind::Conversation,
+            }),
     })
 }
 
@@ -136,19 +138,15 @@ pub fn visible_to(
 /// names (a group-only sender has no folder of their own).
 pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
     let all = owners(state)?;
-    let conversations: BTreeSet<&UserId> = all
+    let conversations: BTreeSet<&MemoryKey> = all
         .iter()
         .filter(|o| o.kind == OwnerKind::Conversation)
         .map(|o| &o.key)
         .collect();
-    let mut people: BTreeSet<UserId> = all
-        .iter()
-        .filter(|o| o.kind == OwnerKind::Person)
-        .map(|o| o.key.clone())
-        .collect();
+    let mut people: BTreeSet<UserId> = all.iter().filter_map(|o| o.key.person_id()).collect();
     for entry in read_dir_optional(&state.layout.memberships_root())? {
         if let Some(id) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok())
-            && !conversations.contains(&id)
+            && !conversations.contains(&MemoryKey::person(&id))
         {
             people.insert(id);
         }

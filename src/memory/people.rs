@@ -14,7 +14,7 @@ use std::io::BufRead as _;
 use chrono::{DateTime, Datelike as _, Utc};
 use serde::Serialize;
 
-use crate::layout::{Layout, UserId};
+use crate::layout::{Layout, MemoryKey, UserId};
 use crate::memory::ledger::Spend;
 use crate::memory::owners::{self, Owner, OwnerKind};
 use crate::memory::user_data::{
@@ -79,7 +79,7 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
         }
     }
     // Recorded memberships: a sender whose group lines are all archived.
-    let conversations: BTreeSet<&UserId> = all
+    let conversations: BTreeSet<&MemoryKey> = all
         .iter()
         .filter(|o| o.kind == OwnerKind::Conversation)
         .map(|o| &o.key)
@@ -93,15 +93,11 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
                 .map(|k| k.as_str().to_owned()),
         );
     }
-    let mut persons: BTreeSet<UserId> = all
-        .iter()
-        .filter(|o| o.kind == OwnerKind::Person)
-        .map(|o| o.key.clone())
-        .collect();
+    let mut persons: BTreeSet<UserId> = all.iter().filter_map(|o| o.key.person_id()).collect();
     persons.extend(
         activity
             .keys()
-            .filter(|k| !conversations.contains(k))
+            .filter(|k| !conversations.contains(&MemoryKey::person(k)))
             .cloned(),
     );
     let mut rows = Vec::new();
@@ -109,7 +105,7 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
     let progress = crate::progress::Progress::new("users", persons.len());
     for person in persons {
         progress.step();
-        let mut stats = match user_data::stats(state, &person, now) {
+        let mut stats = match user_data::stats(state, &MemoryKey::person(&person), now) {
             Ok(stats) => stats,
             Err(e) => {
                 crate::diag::warn(format!("{person}: {e:#}; left out of the list"));
@@ -130,7 +126,7 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
 }
 
 /// `memberships/<person>/<conversation>`, as a map.
-fn memberships(state: &State) -> anyhow::Result<BTreeMap<UserId, Vec<UserId>>> {
+fn memberships(state: &State) -> anyhow::Result<BTreeMap<UserId, Vec<MemoryKey>>> {
     let root = state.layout.memberships_root();
     let mut map = BTreeMap::new();
     for person in read_dir_optional(&root)? {
@@ -143,7 +139,7 @@ fn memberships(state: &State) -> anyhow::Result<BTreeMap<UserId, Vec<UserId>>> {
         };
         let keys = read_dir_optional(&person.path())?
             .iter()
-            .filter_map(|r| r.file_name().to_str().and_then(UserId::from_folder_name))
+            .filter_map(|r| r.file_name().to_str().and_then(MemoryKey::from_folder_name))
             .collect();
         map.insert(id, keys);
     }

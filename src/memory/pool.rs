@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::summaries::Week;
 use crate::progress::Progress;
 
@@ -50,19 +50,19 @@ pub trait ItemName {
     fn name(&self) -> String;
 }
 
-impl ItemName for UserId {
+impl ItemName for MemoryKey {
     fn name(&self) -> String {
         self.to_string()
     }
 }
 
-impl ItemName for (UserId, chrono::NaiveDate) {
+impl ItemName for (MemoryKey, chrono::NaiveDate) {
     fn name(&self) -> String {
         format!("{} {}", self.0, self.1.format("%Y-%m-%d"))
     }
 }
 
-impl ItemName for (UserId, Week) {
+impl ItemName for (MemoryKey, Week) {
     fn name(&self) -> String {
         format!("{} {}", self.0, self.1)
     }

@@ -12,7 +12,7 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::error::usage;
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::{Message, Role};
 use crate::memory::owners::{self, Owner};
 use crate::memory::retrieval;
@@ -50,7 +50,7 @@ impl Scope {
     pub fn resolve(
         state: &State,
         person: &UserId,
-        conversation: Option<&UserId>,
+        conversation: Option<&MemoryKey>,
     ) -> anyhow::Result<Self> {
         let owner = owners::visible_to(state, person, conversation)?.ok_or_else(|| {
             usage(match conversation {
@@ -77,7 +77,7 @@ impl Scope {
 /// paths: the config, that one memory's log, summaries and archives, and
 /// the person's profile. A confined claude may read these and no other
 /// file of the state dir.
-pub fn readable_paths(state: &State, person: &UserId, key: &UserId) -> Vec<std::path::PathBuf> {
+pub fn readable_paths(state: &State, person: &UserId, key: &MemoryKey) -> Vec<std::path::PathBuf> {
     let layout = &state.layout;
     [
         layout.config_file(),

@@ -12,7 +12,7 @@ use chrono::{DateTime, Datelike as _, Duration, NaiveDate, Timelike as _, Utc, W
 
 use crate::claude::{Claude, Reply, SystemPromptMode};
 use crate::config::Config;
-use crate::layout::{Layout, UserId};
+use crate::layout::{Layout, MemoryKey};
 use crate::memory::message::{Message, format_ts};
 use crate::memory::transcript::format_message;
 use crate::memory::{ledger, prompts, stm};
@@ -57,14 +57,14 @@ impl std::fmt::Display for Week {
 }
 
 /// Every day on which the user has messages, in STM or the archive.
-pub fn days_with_messages(state: &State, user: &UserId) -> anyhow::Result<BTreeSet<NaiveDate>> {
+pub fn days_with_messages(state: &State, user: &MemoryKey) -> anyhow::Result<BTreeSet<NaiveDate>> {
     let mut days: BTreeSet<NaiveDate> = archive_days(state, user)?.into_iter().collect();
     days.extend(stm::all_times(state, user)?.iter().map(|t| t.date_naive()));
     Ok(days)
 }
 
 /// Days that have an archive file (`messages-YYYY-MM-DD.jsonl.gz`).
-pub fn archive_days(state: &State, user: &UserId) -> anyhow::Result<Vec<NaiveDate>> {
+pub fn archive_days(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<NaiveDate>> {
     archive_days_in(&state.layout.archive_dir(user))
 }
 
@@ -83,10 +83,10 @@ pub fn archive_days_in(dir: &std::path::Path) -> anyhow::Result<Vec<NaiveDate>> 
 /// a half-done one would show them twice, in a summary never redone.
 pub fn messages_of_day(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     day: NaiveDate,
 ) -> anyhow::Result<Vec<Message>> {
-    let lock = state.lock_user(user)?;
+    let lock = state.lock_owner(user)?;
     crate::memory::compaction::recover_locked(state, &lock)?;
     let path = state.layout.archive_file(user, day);
     let read = archive::read_lines(&path)?;
@@ -113,7 +113,7 @@ pub fn messages_of_day(
 /// `force`). None before `compacting.dailySummaryHour`.
 pub fn daily_due(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
     force: bool,
 ) -> anyhow::Result<Vec<NaiveDate>> {
@@ -132,7 +132,7 @@ pub fn daily_due(
 /// `messages` are the day's, from [`messages_of_day`]; never empty.
 pub fn write_daily(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     day: NaiveDate,
     messages: &[Message],
     claude: &Claude,
@@ -171,7 +171,7 @@ struct Target {
 /// its cost) under the user lock; the cost goes to the ledger.
 fn call_and_write(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     claude: &Claude,
     target: &Target,
     prompt: &str,
@@ -186,9 +186,13 @@ fn call_and_write(
     }
     doc.body = reply.text.trim().to_owned();
     {
-        let _lock = state.lock_user(user)?;
+        let _lock = state.lock_owner(user)?;
         // A person erased while claude wrote this: the erase is final.
-        if ledger::erased_since(state, user, asked)? {
+        let erased = match user.person_id() {
+            Some(person) => ledger::erased_since(state, &person, asked)?,
+            None => false,
+        };
+        if erased {
             crate::diag::warn(format!(
                 "{user} was erased while their {} summary was written; it is not kept",
                 target.kind
@@ -218,7 +222,7 @@ pub fn weekly_due_day(week: Week, config: &Config) -> NaiveDate {
 /// days with messages all have their daily summary.
 pub fn weekly_due(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
     force: bool,
 ) -> anyhow::Result<Vec<Week>> {
@@ -251,7 +255,7 @@ pub fn weekly_due(
     Ok(due)
 }
 
-fn daily_dates(state: &State, user: &UserId) -> anyhow::Result<BTreeSet<NaiveDate>> {
+fn daily_dates(state: &State, user: &MemoryKey) -> anyhow::Result<BTreeSet<NaiveDate>> {
     Ok(crate::store::fs::file_names(&state.layout.daily_dir(user))?
         .iter()
         .filter_map(|name| Layout::markdown_stem(name).and_then(Layout::daily_day))
@@ -260,7 +264,7 @@ fn daily_dates(state: &State, user: &UserId) -> anyhow::Result<BTreeSet<NaiveDat
 
 pub fn write_weekly(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     week: Week,
     claude: &Claude,
     now: DateTime<Utc>,
@@ -329,8 +333,8 @@ fn fit_lines(lines: &[String], max: usize) -> String {
 }
 
 /// Users with anything a summary could come from: STM or archive.
-pub fn users_with_history(state: &State) -> anyhow::Result<Vec<UserId>> {
-    let mut users: BTreeSet<UserId> = stm::users(state)?.into_iter().collect();
+pub fn users_with_history(state: &State) -> anyhow::Result<Vec<MemoryKey>> {
+    let mut users: BTreeSet<MemoryKey> = stm::users(state)?.into_iter().collect();
     users.extend(
         stm::list_user_dirs(&state.layout.archive_root())?
             .into_iter()

@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use crate::claude::{Claude, Reply, Request, Sandbox, SystemPromptMode, UserInput};
 use crate::config::CompactionMode;
 use crate::error::{Exit, failure};
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::compaction;
 use crate::memory::context::{self, Parts, Query};
 use crate::memory::message::Message;
@@ -43,7 +43,7 @@ pub struct Turn<'a> {
     /// Who sent the message: their profile is injected, their budget counts.
     pub sender: &'a UserId,
     /// Whose short-term memory: the sender's, or a group's.
-    pub key: &'a UserId,
+    pub key: &'a MemoryKey,
     /// The sender's display name, when the platform gave one: it starts
     /// their profile.
     pub display_name: Option<&'a str>,

@@ -6,7 +6,7 @@ pub mod dir;
 use chrono::{DateTime, Utc};
 
 use crate::config::Config;
-use crate::layout::{ChannelName, Layout, UserId};
+use crate::layout::{ChannelName, Layout, MemoryKey};
 use crate::state::dir::EffectiveStateDir;
 use crate::store::lock::FileLock;
 
@@ -72,21 +72,26 @@ impl State {
         self.config.durability.fsync
     }
 
-    /// The exclusive lock over every file of one user. Held for
-    /// milliseconds: never across an LLM call. Every change to a user's
-    /// files takes it, so here the user's folders are checked for links
+    /// A person's lock: [`State::lock_owner`] of their memory.
+    pub fn lock_person(&self, person: &crate::layout::UserId) -> anyhow::Result<OwnerLock> {
+        self.lock_owner(&MemoryKey::person(person))
+    }
+
+    /// The exclusive lock over every file of one owner (a person's or a
+    /// conversation's memory). Held for milliseconds: never across an LLM
+    /// call. Every change to an owner's files takes it, so here the owner's folders are checked for links
     /// (nothing is written or removed through one). The one place an
     /// [`OwnerLock`] is made.
-    pub fn lock_user(&self, user: &UserId) -> anyhow::Result<OwnerLock> {
-        crate::store::fs::refuse_linked_dirs(&self.layout.owned_dirs(user))?;
+    pub fn lock_owner(&self, owner: &MemoryKey) -> anyhow::Result<OwnerLock> {
+        crate::store::fs::refuse_linked_dirs(&self.layout.owned_dirs(owner))?;
         let file = FileLock::acquire(
-            &self.layout.user_lock_file(user),
+            &self.layout.user_lock_file(owner),
             self.config.lock_timeout(),
-            &format!("user {user}"),
+            &format!("user {owner}"),
         )?;
         Ok(OwnerLock {
             file,
-            owner: user.clone(),
+            owner: owner.clone(),
         })
     }
 
@@ -111,13 +116,13 @@ impl State {
 /// conversation's), and whose: what every `*_locked` function takes
 /// instead of the owner's id, so that calling one without the lock, or
 /// with another owner's lock, does not compile. Made only by
-/// [`State::lock_user`]; released when dropped.
+/// [`State::lock_owner`]; released when dropped.
 ///
 /// An append without the lock does not compile:
 ///
 /// ```compile_fail
-/// use claude_session::{layout::UserId, memory::stm, state::State};
-/// fn log(state: &State, user: &UserId) -> anyhow::Result<()> {
+/// use claude_session::{layout::MemoryKey, memory::stm, state::State};
+/// fn log(state: &State, user: &MemoryKey) -> anyhow::Result<()> {
 ///     stm::append_locked(state, user, &[])
 /// }
 /// ```
@@ -125,22 +130,34 @@ impl State {
 /// With it, it does:
 ///
 /// ```
-/// use claude_session::{layout::UserId, memory::stm, state::State};
-/// fn log(state: &State, user: &UserId) -> anyhow::Result<()> {
-///     let lock = state.lock_user(user)?;
+/// use claude_session::{layout::MemoryKey, memory::stm, state::State};
+/// fn log(state: &State, user: &MemoryKey) -> anyhow::Result<()> {
+///     let lock = state.lock_owner(user)?;
 ///     stm::append_locked(state, &lock, &[])
 /// }
 /// ```
 #[derive(Debug)]
 pub struct OwnerLock {
     file: FileLock,
-    owner: UserId,
+    owner: MemoryKey,
 }
 
 impl OwnerLock {
     /// Whose files this lock guards.
-    pub fn owner(&self) -> &UserId {
+    pub fn owner(&self) -> &MemoryKey {
         &self.owner
+    }
+
+    /// The person whose lock this is: what a profile's `*_locked`
+    /// functions need. A conversation's lock is refused (it has no
+    /// profile): a caller's mistake, not a user's.
+    pub fn person(&self) -> anyhow::Result<crate::layout::UserId> {
+        self.owner.person_id().ok_or_else(|| {
+            anyhow::anyhow!(
+                "{} is a conversation's memory, which has no profile (a bug: please report it)",
+                self.owner
+            )
+        })
     }
 
     /// The lock file.
@@ -181,17 +198,21 @@ mod tests {
             source: crate::state::dir::StateDirSource::Flag,
         };
         let state = State::open(origin, None).unwrap();
-        let u1 = UserId::new("U1").unwrap();
-        let lock = state.lock_user(&u1).unwrap();
+        let u1 = MemoryKey::person(&crate::layout::UserId::new("U1").unwrap());
+        let lock = state.lock_owner(&u1).unwrap();
         assert_eq!(lock.owner(), &u1);
-        let other = state.lock_user(&UserId::new("U2").unwrap()).unwrap();
+        let other = state
+            .lock_owner(&MemoryKey::person(
+                &crate::layout::UserId::new("U2").unwrap(),
+            ))
+            .unwrap();
         assert_eq!(other.owner().as_str(), "U2");
-        let err = state.lock_user(&u1).unwrap_err();
+        let err = state.lock_owner(&u1).unwrap_err();
         assert_eq!(
             crate::error::exit_code_of(&err),
             crate::error::Exit::LockTimeout
         );
         drop(lock);
-        assert_eq!(state.lock_user(&u1).unwrap().owner(), &u1);
+        assert_eq!(state.lock_owner(&u1).unwrap().owner(), &u1);
     }
 }

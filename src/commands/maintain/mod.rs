@@ -20,7 +20,7 @@ use crate::claude::{Claude, Reply};
 use crate::cli::{MaintainArgs, Task};
 use crate::commands::{Output, Purpose, claude_runner, print_json, print_text};
 use crate::error::{Exit, failure};
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::compaction::{self, Outcome};
 use crate::memory::pool::in_parallel;
 use crate::memory::summaries;
@@ -464,8 +464,8 @@ fn weekly(
 fn due_per_user<T>(
     state: &State,
     report: &mut TaskReport,
-    due: impl Fn(&UserId) -> anyhow::Result<Vec<T>>,
-) -> anyhow::Result<Vec<(UserId, T)>> {
+    due: impl Fn(&MemoryKey) -> anyhow::Result<Vec<T>>,
+) -> anyhow::Result<Vec<(MemoryKey, T)>> {
     let mut items = Vec::new();
     for user in summaries::users_with_history(state)? {
         match due(&user) {

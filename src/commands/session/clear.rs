@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::{expiry, user_data};
 use crate::state::State;
 
@@ -41,7 +41,7 @@ pub(super) fn clear(
         }
     }
     if all {
-        let removed = user_data::erase(state, user)?;
+        let removed = user_data::erase(state, &MemoryKey::person(user))?;
         if output.json {
             return print_json(&Erased {
                 user: user.as_str(),
@@ -53,7 +53,7 @@ pub(super) fn clear(
             removed.len()
         ));
     }
-    let moved = expiry::clear_stm(state, user, Utc::now())?;
+    let moved = expiry::clear_stm(state, &MemoryKey::person(user), Utc::now())?;
     if output.json {
         return print_json(&Cleared {
             user: user.as_str(),
@@ -97,7 +97,7 @@ struct DeleteJson<'a> {
 /// `session delete`: one message and its reply, from the log and archives.
 pub(super) fn delete(
     state: &State,
-    owner: &UserId,
+    owner: &MemoryKey,
     sender: &UserId,
     msg_id: &str,
     output: Output,

@@ -10,13 +10,13 @@ use serde::Serialize;
 use crate::cli::ExportFormat;
 use crate::commands::{Output, print_json, print_text};
 use crate::error::usage;
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::user_data;
 use crate::state::State;
 
 pub(super) fn export(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     out: &Path,
     format: Option<ExportFormat>,
     output: Output,
@@ -80,7 +80,7 @@ struct Exported<'a> {
 }
 
 /// `--out -`: the JSON document, or the tar.gz bytes, on stdout.
-fn export_to_stdout(state: &State, user: &UserId, format: ExportFormat) -> anyhow::Result<()> {
+fn export_to_stdout(state: &State, user: &MemoryKey, format: ExportFormat) -> anyhow::Result<()> {
     let bytes = match format {
         ExportFormat::Json => user_data::export_json_bytes(state, user, Utc::now())?,
         ExportFormat::TarGz => user_data::export_tar_gz_bytes(state, user)?.0,

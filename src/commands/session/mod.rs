@@ -20,6 +20,7 @@ mod users;
 
 pub use status::describe_failure;
 
+use crate::layout::MemoryKey;
 use std::io::Read as _;
 use std::path::Path;
 
@@ -57,7 +58,7 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
     match &args.command {
         SessionCommand::Status { user: None } => status(state, output, style),
         SessionCommand::Status { user: Some(user) } => {
-            existing_user(state, user)?;
+            existing_user(state, &MemoryKey::person(user))?;
             user_status(state, user, output)
         }
         SessionCommand::Users { sort, limit } => users(state, *sort, *limit, output, style),
@@ -73,7 +74,7 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         } => {
             let key = match conversation {
                 Some(key) => migration::conversation_for_reading(state, key)?,
-                None => user.clone().expect("clap requires one"),
+                None => MemoryKey::person(user.as_ref().expect("clap requires one")),
             };
             existing_user(state, &key)?;
             show(
@@ -87,7 +88,7 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
             )
         }
         SessionCommand::Clear { user, all, yes } => {
-            existing_user(state, user)?;
+            existing_user(state, &MemoryKey::person(user))?;
             clear(state, user, *all, *yes, output)
         }
         SessionCommand::Delete {
@@ -97,7 +98,7 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         } => {
             let owner = match conversation {
                 Some(key) => migration::conversation_for_writing(state, key)?,
-                None => user.clone(),
+                None => MemoryKey::person(user),
             };
             existing_user(state, &owner)?;
             delete(state, &owner, user, msg_id, output)
@@ -116,8 +117,9 @@ pub fn run(state: &State, args: &SessionArgs, output: Output) -> anyhow::Result<
         SessionCommand::Forget { slug } => forget(state, slug, output),
         SessionCommand::Search(args) => crate::commands::search::run(state, args, output),
         SessionCommand::Export { user, out, format } => {
-            existing_user(state, user)?;
-            export(state, user, out, *format, output)
+            let memory = MemoryKey::person(user);
+            existing_user(state, &memory)?;
+            export(state, &memory, out, *format, output)
         }
         SessionCommand::Reindex => reindex(state, output),
     }

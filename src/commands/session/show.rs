@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::commands::style::{Style, display_width, escape_for_terminal, printable};
 use crate::commands::{Output, print_json, print_text};
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::message::Message;
 use crate::memory::{stm, user_data};
 use crate::state::State;
@@ -15,7 +15,7 @@ use crate::state::State;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn show(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     count: Option<usize>,
     archive: bool,
     since: Option<DateTime<Utc>>,

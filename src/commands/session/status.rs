@@ -7,7 +7,7 @@ use chrono::Utc;
 
 use crate::commands::style::{Style, display_width, human_bytes, pad};
 use crate::commands::{Output, print_json, print_text};
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::failures;
 use crate::memory::ledger::Spend;
 use crate::memory::people;
@@ -107,7 +107,7 @@ pub(super) fn user_status(state: &State, user: &UserId, output: Output) -> anyho
         .find(|s| s.user == user.as_str())
     {
         Some(stats) => stats,
-        None => user_data::stats(state, user, now)?,
+        None => user_data::stats(state, &MemoryKey::person(user), now)?,
     };
     if output.json {
         return print_json(&stats);

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::diag;
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::message::Message;
 use crate::state::{OwnerLock, State};
 use crate::store::archive;
@@ -44,7 +44,7 @@ fn crc32(bytes: &[u8]) -> u32 {
 impl Journal {
     pub(super) fn new(
         state: &State,
-        user: &UserId,
+        user: &MemoryKey,
         prefix: &[u8],
         lines: &[(NaiveDate, std::ops::Range<usize>)],
         summary: Option<String>,
@@ -77,7 +77,11 @@ impl Journal {
     }
 }
 
-pub(super) fn write_journal(state: &State, user: &UserId, journal: &Journal) -> anyhow::Result<()> {
+pub(super) fn write_journal(
+    state: &State,
+    user: &MemoryKey,
+    journal: &Journal,
+) -> anyhow::Result<()> {
     let bytes = serde_json::to_vec(journal)?;
     write_atomic(
         &state.layout.compaction_journal_file(user),

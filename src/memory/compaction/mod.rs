@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::claude::Claude;
 use crate::diag;
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::ltm::{self, IndexEntry, ProfileFacts};
 use crate::memory::{ledger, stm};
 use crate::state::{OwnerLock, State};
@@ -114,7 +114,7 @@ impl Outcome {
 
 /// Cheap check without lock or parsing: more lines than the threshold?
 /// (Lines, not valid messages: a false "yes" only costs a locked plan.)
-pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<bool> {
+pub fn may_need(state: &State, user: &MemoryKey, force: bool) -> anyhow::Result<bool> {
     let limit = if force {
         state.config.context_window()
     } else {
@@ -127,11 +127,11 @@ pub fn may_need(state: &State, user: &UserId, force: bool) -> anyhow::Result<boo
 #[derive(Debug, Default)]
 pub struct Due {
     /// Over the threshold (or, forced, over the window), in owner order.
-    pub owners: Vec<UserId>,
+    pub owners: Vec<MemoryKey>,
     /// Owners found under it.
     pub under_threshold: usize,
     /// Owners whose log could not be checked.
-    pub errors: Vec<(UserId, anyhow::Error)>,
+    pub errors: Vec<(MemoryKey, anyhow::Error)>,
 }
 
 /// Every owner whose log [`may_need`] compaction, checked without locks:
@@ -154,13 +154,13 @@ pub fn due(state: &State, force: bool) -> anyhow::Result<Due> {
 /// a failure every owner would meet), results in owner order.
 pub fn compact_due<R: Send>(
     state: &State,
-    owners: Vec<UserId>,
+    owners: Vec<MemoryKey>,
     jobs: u32,
     gate: &(dyn Fn() -> anyhow::Result<Option<Claude>> + Sync),
     options: Options,
-    guard: impl Fn(&UserId, &dyn Fn() -> anyhow::Result<Outcome>) -> R + Sync,
+    guard: impl Fn(&MemoryKey, &dyn Fn() -> anyhow::Result<Outcome>) -> R + Sync,
 ) -> Vec<(String, R)> {
-    crate::memory::pool::in_parallel(jobs, owners, "compact", |owner: &UserId| {
+    crate::memory::pool::in_parallel(jobs, owners, "compact", |owner: &MemoryKey| {
         guard(owner, &|| compact_user(state, owner, gate, options))
     })
 }
@@ -178,7 +178,7 @@ pub type CallGate<'a> = &'a dyn Fn() -> anyhow::Result<Option<Claude>>;
 /// however many rounds a long backlog takes.
 pub fn compact_user(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     claude: CallGate,
     options: Options,
 ) -> anyhow::Result<Outcome> {
@@ -252,11 +252,11 @@ pub fn compact_user(
 /// dry run, which changes nothing), then plan the next round.
 fn plan_round(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     options: Options,
     at_most: Option<usize>,
 ) -> anyhow::Result<Planned> {
-    let lock = state.lock_user(user)?;
+    let lock = state.lock_owner(user)?;
     if !options.dry_run {
         recover_locked(state, &lock)?;
     }
@@ -277,7 +277,7 @@ fn next_call(state: &State, claude: CallGate) -> anyhow::Result<Result<Claude, C
 /// recorded in the ledger.
 fn summarise_round(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     claude: &Claude,
     plan: &plan::Plan,
     now: DateTime<Utc>,
@@ -301,13 +301,13 @@ fn summarise_round(
 /// the plan (nothing is written then).
 fn apply_round(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     plan: &plan::Plan,
     answer: &Answer,
     cost_usd: Option<f64>,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<usize>> {
-    let lock = state.lock_user(user)?;
+    let lock = state.lock_owner(user)?;
     if !prefix_unchanged(state, user, &plan.prefix)? {
         return Ok(None);
     }
@@ -328,12 +328,12 @@ fn apply_round(
 /// broken hand edit) is warned about, not a failure.
 fn merge_profile(state: &State, person: &UserId, facts: &ProfileFacts, now: DateTime<Utc>) {
     let result = (|| -> anyhow::Result<()> {
-        let lock = state.lock_user(person)?;
+        let lock = state.lock_person(person)?;
         // A person erased while this compaction ran has no profile, no
         // STM and no group record left: do not bring them back.
         let layout = &state.layout;
         if !layout.profile_file(person).exists()
-            && !layout.stm_dir(person).exists()
+            && !layout.stm_dir(lock.owner()).exists()
             && !layout.memberships_dir(person).exists()
         {
             return Ok(());

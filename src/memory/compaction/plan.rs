@@ -5,7 +5,7 @@
 use chrono::NaiveDate;
 
 use crate::diag;
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::message::Message;
 use crate::memory::stm;
 use crate::state::{OwnerLock, State};
@@ -134,7 +134,7 @@ pub(super) fn archive_days(
 
 pub(super) fn prefix_unchanged(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     prefix: &[u8],
 ) -> anyhow::Result<bool> {
     lines::starts_with(&state.layout.messages_file(user), prefix)

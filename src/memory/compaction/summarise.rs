@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::plan::{Plan, senders};
 use crate::claude::{Claude, Reply, Request, SystemPromptMode};
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::ltm::ProfileFacts;
 use crate::memory::message::format_ts;
 use crate::memory::prompts;
@@ -33,17 +33,17 @@ pub(super) struct Answer {
 /// the compacted messages, each with their own facts; one-to-one, the
 /// conversation's user.
 pub(super) fn facts_by_user(
-    key: &UserId,
+    key: &MemoryKey,
     plan: &Plan,
     answer: Answer,
 ) -> Vec<(UserId, ProfileFacts)> {
     let senders = senders(plan);
     if senders.is_empty() {
         // A conversation has no profile: facts with no sender go nowhere.
-        if key.is_conversation() {
+        let Some(person) = key.person_id() else {
             return Vec::new();
-        }
-        return answer.facts.map(|f| (key.clone(), f)).into_iter().collect();
+        };
+        return answer.facts.map(|f| (person, f)).into_iter().collect();
     }
     answer
         .people
@@ -163,7 +163,7 @@ pub(super) fn next_summary(
     plan: &Plan,
     body: &str,
     cost: Option<f64>,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
 ) -> Document {
     let mut doc = plan.previous.clone().unwrap_or_default();

@@ -76,7 +76,7 @@ pub fn set_profile(
 ) -> anyhow::Result<std::path::PathBuf> {
     let path = state.layout.profile_file(user);
     {
-        let _lock = state.lock_user(user)?;
+        let _lock = state.lock_person(user)?;
         if let Some(old) = crate::memory::stm::read_text_or_warn(&path)? {
             let old = crate::memory::stm::parse_document_or_warn(&old, &path);
             for key in ["display_name", "created"] {
@@ -115,7 +115,7 @@ pub fn replace_profile_if_unchanged(
 ) -> anyhow::Result<Option<std::path::PathBuf>> {
     let path = state.layout.profile_file(user);
     {
-        let _lock = state.lock_user(user)?;
+        let _lock = state.lock_person(user)?;
         let now = read_optional_text(&path)?.unwrap_or_default();
         let unchanged = now == before || (now.is_empty() && !path.exists());
         if !unchanged {

@@ -43,7 +43,7 @@ pub fn ensure_profile_locked(
     channel: Option<&str>,
     now: DateTime<Utc>,
 ) -> anyhow::Result<bool> {
-    let user = lock.owner();
+    let user = &lock.person()?;
     let path = state.layout.profile_file(user);
     if read_optional_text(&path)?.is_some() {
         return Ok(false);
@@ -67,7 +67,7 @@ pub fn ensure_profile(
         return Ok(());
     }
     let created = {
-        let lock = state.lock_user(user)?;
+        let lock = state.lock_person(user)?;
         ensure_profile_locked(state, &lock, display_name, channel, now)?
     };
     if created {
@@ -129,7 +129,7 @@ pub fn merge_facts_locked(
     facts: &ProfileFacts,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<Document>> {
-    let user = lock.owner();
+    let user = &lock.person()?;
     if facts.is_empty() {
         return Ok(None);
     }

@@ -15,7 +15,7 @@ use chrono::NaiveDate;
 
 use super::index::{self, DaySource, Identity, Segment};
 use super::tokenize::{self, Tokenizer};
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::memory::summaries;
 use crate::state::{OwnerLock, State};
 use crate::store::fs::remove_if_exists;
@@ -35,7 +35,7 @@ pub struct Updated {
 
 /// Past archive days not in a current segment: what an update would read
 /// (for `maintain --dry-run`, and a progress bar's length).
-pub fn days_to_index(state: &State, key: &UserId, today: NaiveDate) -> anyhow::Result<usize> {
+pub fn days_to_index(state: &State, key: &MemoryKey, today: NaiveDate) -> anyhow::Result<usize> {
     let plan = plan(state, key, today, false, false)?;
     Ok(plan.build.len())
 }
@@ -48,7 +48,7 @@ struct Plan {
 
 fn plan(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     today: NaiveDate,
     all: bool,
     warn: bool,
@@ -129,7 +129,7 @@ fn plan(
 /// called with each day read.
 pub fn update(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     today: NaiveDate,
     all: bool,
     progress: &mut dyn FnMut(usize),
@@ -156,7 +156,7 @@ pub fn update(
         let path = dir.join(name);
         {
             // Built outside the lock; written under it, whole.
-            let _lock = state.lock_user(key)?;
+            let _lock = state.lock_owner(key)?;
             crate::store::fs::ensure_dir(&dir)?;
             crate::store::atomic::write_atomic(&path, &bytes, state.fsync())?;
         }
@@ -179,7 +179,7 @@ pub fn update(
         group.push(source);
     }
     flush(&mut group, &mut docs)?;
-    let _lock = state.lock_user(key)?;
+    let _lock = state.lock_owner(key)?;
     for path in &plan.remove {
         if !written.contains(path) && remove_if_exists(path)? {
             updated.removed += 1;
@@ -189,7 +189,7 @@ pub fn update(
 }
 
 /// One archive day as it is now, with the identity of the very file read.
-fn read_day(state: &State, key: &UserId, day: NaiveDate) -> anyhow::Result<Option<DaySource>> {
+fn read_day(state: &State, key: &MemoryKey, day: NaiveDate) -> anyhow::Result<Option<DaySource>> {
     let path = state.layout.archive_file(key, day);
     let Some(mut file) = crate::store::fs::open_read(&path)? else {
         return Ok(None);
@@ -243,12 +243,13 @@ pub fn forget_day_locked(state: &State, lock: &OwnerLock, day: NaiveDate) -> any
 
 /// Every owner with an index or an archive folder: what `maintain`'s
 /// task `index` visits.
-pub fn owners(state: &State) -> anyhow::Result<Vec<UserId>> {
-    let mut keys: Vec<UserId> = crate::memory::stm::list_user_dirs(&state.layout.archive_root())?
-        .into_iter()
-        // archive/logs holds rotated broker logs, not an owner.
-        .filter(|k| k.as_str() != "logs")
-        .collect();
+pub fn owners(state: &State) -> anyhow::Result<Vec<MemoryKey>> {
+    let mut keys: Vec<MemoryKey> =
+        crate::memory::stm::list_user_dirs(&state.layout.archive_root())?
+            .into_iter()
+            // archive/logs holds rotated broker logs, not an owner.
+            .filter(|k| k.as_str() != "logs")
+            .collect();
     for key in crate::memory::stm::list_user_dirs(&state.layout.recall_index_root())? {
         if !keys.contains(&key) {
             keys.push(key);
@@ -260,13 +261,13 @@ pub fn owners(state: &State) -> anyhow::Result<Vec<UserId>> {
 
 /// Remove the index of an owner left without archives (erased, or
 /// every day gone).
-pub fn drop_orphan(state: &State, key: &UserId) -> anyhow::Result<bool> {
+pub fn drop_orphan(state: &State, key: &MemoryKey) -> anyhow::Result<bool> {
     let archives = summaries::archive_days_in(&state.layout.archive_dir(key))?;
     let dir = state.layout.recall_index_dir(key);
     if !archives.is_empty() || std::fs::symlink_metadata(&dir).is_err() {
         return Ok(false);
     }
-    let _lock = state.lock_user(key)?;
+    let _lock = state.lock_owner(key)?;
     crate::store::tree::remove_tree(&dir)?;
     Ok(true)
 }

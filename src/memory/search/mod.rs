@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::usage;
 use crate::layout::owner_files::{self, Id};
-use crate::layout::{Layout, UserId};
+use crate::layout::{Layout, MemoryKey, UserId};
 use crate::memory::message::{Role, parse_ts};
 use crate::memory::owners::{self, Owner, OwnerKind};
 use crate::memory::{ltm, summaries};
@@ -92,7 +92,7 @@ pub struct Query {
     pub pattern: String,
     pub regex: bool,
     pub user: Option<UserId>,
-    pub conversation: Option<UserId>,
+    pub conversation: Option<MemoryKey>,
     pub role: Option<Role>,
     pub since: Option<DateTime<Utc>>,
     /// Exclusive: hits before this time.
@@ -339,7 +339,7 @@ impl Collector {
 
 /// `--conversation K` names one of `all`, or the search is refused: an
 /// empty answer would read as "nothing said".
-pub fn known_conversation(all: &[Owner], conversation: Option<&UserId>) -> anyhow::Result<()> {
+pub fn known_conversation(all: &[Owner], conversation: Option<&MemoryKey>) -> anyhow::Result<()> {
     match conversation {
         Some(key)
             if !all

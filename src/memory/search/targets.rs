@@ -2,6 +2,7 @@
 //! their files, narrowed by the query's kinds, owner and dates.
 
 use super::*;
+use crate::layout::MemoryKey;
 
 /// Which kinds of file a query reads.
 pub(super) struct Wanted {
@@ -34,7 +35,10 @@ pub(super) fn targets(state: &State, query: &Query) -> anyhow::Result<Vec<Target
             continue;
         }
         // `--user`: the person's own memory, and their lines in groups.
-        let own = query.user.as_ref().is_none_or(|u| u == &owner.key);
+        let own = query
+            .user
+            .as_ref()
+            .is_none_or(|u| MemoryKey::person(u) == owner.key);
         let about = match &query.user {
             Some(user) if !own => {
                 if owner.kind != OwnerKind::Conversation {

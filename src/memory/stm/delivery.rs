@@ -3,6 +3,7 @@
 //! answer appended under the lock.
 
 use super::*;
+use crate::layout::MemoryKey;
 
 /// The claim on a platform message id by the process answering it: while
 /// it is held, a redelivery of the id waits for this answer instead of
@@ -68,7 +69,12 @@ impl Claim {
 }
 
 impl Claim {
-    fn new(state: &State, key: &UserId, msg_id: &str, lock: crate::store::lock::FileLock) -> Self {
+    fn new(
+        state: &State,
+        key: &MemoryKey,
+        msg_id: &str,
+        lock: crate::store::lock::FileLock,
+    ) -> Self {
         Self {
             lock,
             failure_note: state.layout.inflight_failure_file(key, msg_id),
@@ -101,11 +107,11 @@ pub enum Intake<T> {
 /// made (a budget cap): the message is logged, its id not claimed.
 pub fn take_in<T>(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     message: &Message,
     read: Option<impl FnOnce() -> anyhow::Result<T>>,
 ) -> anyhow::Result<Intake<T>> {
-    let lock = state.lock_user(key)?;
+    let lock = state.lock_owner(key)?;
     if let Some(id) = &message.msg_id {
         let delivery = find_delivery(state, &lock, id, message.ts)?;
         if delivery.logged {
@@ -139,7 +145,7 @@ pub fn take_in<T>(
 /// the answer is as late as a claude call that timed out.
 pub fn wait_for_claim(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     msg_id: &str,
     wait: std::time::Duration,
 ) -> anyhow::Result<Claim> {
@@ -164,12 +170,12 @@ pub fn wait_for_claim(
 /// what the log holds for the id, and the memory to answer it with.
 pub fn find_delivery_and<T>(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     msg_id: &str,
     ts: chrono::DateTime<chrono::Utc>,
     read: impl FnOnce() -> anyhow::Result<T>,
 ) -> anyhow::Result<(Delivery, T)> {
-    let lock = state.lock_user(key)?;
+    let lock = state.lock_owner(key)?;
     let delivery = find_delivery(state, &lock, msg_id, ts)?;
     Ok((delivery, read()?))
 }
@@ -180,12 +186,12 @@ pub fn find_delivery_and<T>(
 /// Returns whether it was logged.
 pub fn append_answer(
     state: &State,
-    key: &UserId,
+    key: &MemoryKey,
     asker: &UserId,
     asked_at: chrono::DateTime<chrono::Utc>,
     answer: &Message,
 ) -> anyhow::Result<bool> {
-    let lock = state.lock_user(key)?;
+    let lock = state.lock_owner(key)?;
     if crate::memory::ledger::erased_since(state, asker, asked_at)? {
         diag::warn(format!(
             "{asker} was erased while claude answered; the reply is not logged"
@@ -201,8 +207,8 @@ pub fn append_answer(
 /// log), or a broker retrying an answer (the message it answers, its
 /// `replyTo`, has an answer logged). Returns whether it was a duplicate,
 /// and so not logged.
-pub fn append_once(state: &State, key: &UserId, message: &Message) -> anyhow::Result<bool> {
-    let lock = state.lock_user(key)?;
+pub fn append_once(state: &State, key: &MemoryKey, message: &Message) -> anyhow::Result<bool> {
+    let lock = state.lock_owner(key)?;
     let duplicate = match (&message.msg_id, &message.reply_to) {
         (Some(id), _) if find_delivery(state, &lock, id, message.ts)?.logged => true,
         (_, Some(answered)) => find_delivery(state, &lock, answered, message.ts)?
@@ -217,7 +223,7 @@ pub fn append_once(state: &State, key: &UserId, message: &Message) -> anyhow::Re
 }
 
 /// Append already-validated lines (`append --jsonl`) under the user's lock.
-pub fn import(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
-    let lock = state.lock_user(user)?;
+pub fn import(state: &State, user: &MemoryKey, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+    let lock = state.lock_owner(user)?;
     append_raw_locked(state, &lock, lines)
 }

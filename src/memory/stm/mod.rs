@@ -9,7 +9,7 @@
 use std::fs::File;
 
 use crate::diag;
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::{LineKeys, Message};
 use crate::state::{OwnerLock, State};
 use crate::store::frontmatter::Document;
@@ -41,12 +41,12 @@ pub fn append_raw_locked(state: &State, lock: &OwnerLock, lines: &[Vec<u8>]) -> 
     write_lines(state, user, lines)
 }
 
-fn write_lines(state: &State, user: &UserId, lines: &[Vec<u8>]) -> anyhow::Result<()> {
+fn write_lines(state: &State, user: &MemoryKey, lines: &[Vec<u8>]) -> anyhow::Result<()> {
     let refs: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
     append_lines(&state.layout.messages_file(user), &refs, state.fsync())
 }
 
-fn record_sender(state: &State, message: &Message, key: &UserId) -> anyhow::Result<()> {
+fn record_sender(state: &State, message: &Message, key: &MemoryKey) -> anyhow::Result<()> {
     match message.sender().and_then(|s| UserId::new(s).ok()) {
         Some(sender) => record_membership(state, &sender, key),
         None => Ok(()),
@@ -55,9 +55,9 @@ fn record_sender(state: &State, message: &Message, key: &UserId) -> anyhow::Resu
 
 /// Note, once and durably, that `sender` wrote in the group conversation
 /// `key`, so an erase of the sender can find their lines there.
-pub fn record_membership(state: &State, sender: &UserId, key: &UserId) -> anyhow::Result<()> {
+pub fn record_membership(state: &State, sender: &UserId, key: &MemoryKey) -> anyhow::Result<()> {
     let path = state.layout.membership_file(sender, key);
-    if key == sender || path.exists() {
+    if key == &MemoryKey::person(sender) || path.exists() {
         return Ok(());
     }
     crate::store::fs::ensure_parent(&path)?;
@@ -94,7 +94,7 @@ pub fn cap_reply(text: &str, max_bytes: u64) -> String {
 
 /// The last `n` valid messages, oldest first. Lines that do not parse are
 /// skipped with a warning and left on disk untouched.
-pub fn recent(state: &State, user: &UserId, n: usize) -> anyhow::Result<Vec<Message>> {
+pub fn recent(state: &State, user: &MemoryKey, n: usize) -> anyhow::Result<Vec<Message>> {
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -131,7 +131,7 @@ fn reverse_lines(file: File, path: &std::path::Path) -> anyhow::Result<ReverseLi
 /// scans that need only dates: cheaper than whole messages).
 pub fn all_times(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
 ) -> anyhow::Result<Vec<chrono::DateTime<chrono::Utc>>> {
     let bytes =
         crate::store::fs::read_optional(&state.layout.messages_file(user))?.unwrap_or_default();
@@ -144,7 +144,7 @@ pub fn all_times(
 /// Every valid message of the log, oldest first, with warnings for the
 /// lines that do not parse. STM is kept small by compaction, so a whole
 /// read is fine off the hot path of `ask`.
-pub fn all_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Message>> {
+pub fn all_messages(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<Message>> {
     all_messages_in(&state.layout.messages_file(user))
 }
 
@@ -183,7 +183,7 @@ pub fn parse_or_warn(line: &[u8], path: &std::path::Path, offset: u64) -> Option
 }
 
 /// The rolling summary, if any compaction has written one.
-pub fn summary(state: &State, user: &UserId) -> anyhow::Result<Option<Document>> {
+pub fn summary(state: &State, user: &MemoryKey) -> anyhow::Result<Option<Document>> {
     let path = state.layout.summary_file(user);
     let Some(text) = read_text_or_warn(&path)? else {
         return Ok(None);
@@ -229,22 +229,23 @@ pub fn parse_document_or_warn(text: &str, path: &std::path::Path) -> Document {
 /// Every memory with an STM folder, people and conversations (`#KEY`),
 /// sorted: what maintenance walks. Seed folders outside the id rules are
 /// listed with a warning; names that are neither are skipped with one.
-pub fn users(state: &State) -> anyhow::Result<Vec<UserId>> {
+pub fn users(state: &State) -> anyhow::Result<Vec<MemoryKey>> {
     list_user_dirs(&state.layout.stm_root())
 }
 
 /// The people with an STM folder, sorted (no conversations).
 pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
-    let mut keys = users(state)?;
-    keys.retain(|key| !key.is_conversation());
-    Ok(keys)
+    Ok(users(state)?
+        .iter()
+        .filter_map(MemoryKey::person_id)
+        .collect())
 }
 
 /// The group and thread conversations with an STM folder, sorted.
 pub fn conversations(state: &State) -> anyhow::Result<Vec<crate::layout::ConversationKey>> {
     Ok(users(state)?
         .iter()
-        .filter_map(UserId::conversation_key)
+        .filter_map(MemoryKey::conversation_key)
         .collect())
 }
 
@@ -252,7 +253,7 @@ pub fn conversations(state: &State) -> anyhow::Result<Vec<crate::layout::Convers
 /// `dir`, sorted. A folder the seed made for an id outside this tool's id
 /// rules (`Kevin Lee`, `fan#1`) is listed, with a warning once per run; one
 /// that is no safe path component (or not UTF-8) is skipped with a warning.
-pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
+pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<MemoryKey>> {
     let entries = crate::store::fs::read_dir_optional(dir)?;
     let mut users = Vec::new();
     for entry in entries {
@@ -276,7 +277,7 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
             ));
             continue;
         };
-        if let Some(user) = UserId::from_folder_name(name) {
+        if let Some(user) = MemoryKey::from_folder_name(name) {
             users.push(user);
             continue;
         }
@@ -289,7 +290,7 @@ pub fn list_user_dirs(dir: &std::path::Path) -> anyhow::Result<Vec<UserId>> {
                      use the platform's id, or export and erase it",
                     dir.display()
                 ));
-                users.push(user);
+                users.push(MemoryKey::person(&user));
             }
             // `.locks`, `.tmp` and `archive/logs` are this tool's own.
             Err(_) if name.starts_with('.') || name == "logs" => {}

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::layout::UserId;
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::{Message, Role};
 use crate::memory::{compaction, summaries};
 use crate::state::State;
@@ -40,12 +40,12 @@ impl Deleted {
 /// own, or a conversation's), and the replies to it.
 pub fn delete_message(
     state: &State,
-    owner: &UserId,
+    owner: &MemoryKey,
     sender: &UserId,
     msg_id: &str,
 ) -> anyhow::Result<Deleted> {
-    let in_conversation = owner != sender;
-    let lock = state.lock_user(owner)?;
+    let in_conversation = owner != &MemoryKey::person(sender);
+    let lock = state.lock_owner(owner)?;
     // A compaction killed midway is finished first: its journal may hold
     // the very line.
     compaction::recover_locked(state, &lock)?;

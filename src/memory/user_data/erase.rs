@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{archived_lines, owned_topics, user_paths};
-use crate::layout::{Layout, UserId};
+use crate::layout::{Layout, MemoryKey, UserId};
 use crate::memory::message::Message;
 use crate::memory::{compaction, ledger, ltm, stm, summaries};
 use crate::state::State;
@@ -21,17 +21,25 @@ use crate::store::tree::remove_tree;
 /// Erase everything of a user: STM, profile, summaries, archive, exports,
 /// owned topics, index entries, ledger lines, journal and lock files.
 /// Returns what was removed.
-pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
+pub fn erase(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<PathBuf>> {
     // A linked folder would make the erase remove the link and report
     // success while the data stays where it points: refuse before anything.
     crate::store::fs::refuse_linked_dirs(&state.layout.owned_dirs(user))?;
+    // A person's parts: their cost ledger, the groups they wrote in, their
+    // profile's index entry. A conversation has none of them.
+    let person = user.person_id();
     // First the mark an ask in flight looks for before it logs a reply,
     // with what budgets need (amounts and times) and nothing else.
-    ledger::keep_for_budgets_only(state, user, state.clock.now())?;
+    if let Some(person) = &person {
+        ledger::keep_for_budgets_only(state, person, state.clock.now())?;
+    }
     // The user's lines in group conversations, each under that group's
     // lock (never nested in the user's own).
     let mut removed = Vec::new();
-    let mut groups = membership_names(state, user)?;
+    let mut groups = match &person {
+        Some(person) => membership_names(state, person)?,
+        None => Vec::new(),
+    };
     // Lines written before memberships were recorded (the seed, an older
     // version): every short-term log is looked at too.
     for group in logs_mentioning(state, user)? {
@@ -42,7 +50,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
     for group in groups {
         removed.extend(erase_from_group(state, user, &group)?);
     }
-    let lock = state.lock_user(user)?;
+    let lock = state.lock_owner(user)?;
     for path in user_paths(state, user) {
         if remove_tree(&path)? {
             removed.push(path);
@@ -58,7 +66,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
             }
         }
         if state.layout.index_file().exists() {
-            let mut paths = vec![Layout::profile_index_key(user)];
+            let mut paths: Vec<String> = person.iter().map(Layout::profile_index_key).collect();
             paths.extend(owned.iter().map(Layout::topic_index_key));
             let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
             ltm::update_index_locked(state, &index, &paths, None)?;
@@ -74,7 +82,7 @@ pub fn erase(state: &State, user: &UserId) -> anyhow::Result<Vec<PathBuf>> {
 
 /// The group conversations recorded for a user (file names in
 /// `memberships/<user>/`).
-fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>> {
+fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<MemoryKey>> {
     Ok(
         crate::store::fs::read_dir_optional(&state.layout.memberships_dir(user))?
             .iter()
@@ -82,7 +90,7 @@ fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>>
                 entry
                     .file_name()
                     .to_str()
-                    .and_then(UserId::from_folder_name)
+                    .and_then(MemoryKey::from_folder_name)
             })
             .collect(),
     )
@@ -90,7 +98,7 @@ fn membership_names(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>>
 
 /// Conversations other than the user's own whose log holds a line the user
 /// sent or that answers them.
-fn logs_mentioning(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>> {
+fn logs_mentioning(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<MemoryKey>> {
     let quoted = serde_json::to_string(user.as_str())?;
     let mut found = Vec::new();
     for key in stm::users(state)? {
@@ -110,7 +118,7 @@ fn logs_mentioning(state: &State, user: &UserId) -> anyhow::Result<Vec<UserId>> 
 }
 
 /// A line the user sent in a group, or a reply to them there.
-fn is_about(line: &[u8], user: &UserId) -> bool {
+fn is_about(line: &[u8], user: &MemoryKey) -> bool {
     Message::parse(line).is_ok_and(|m| m.is_about(user.as_str()))
 }
 
@@ -140,7 +148,7 @@ pub fn rebuild_memberships(state: &State) -> anyhow::Result<usize> {
         for line in lines {
             if let Ok(message) = Message::parse(&line)
                 && let Some(sender) = message.sender().and_then(|s| UserId::new(s).ok())
-                && sender != key
+                && MemoryKey::person(&sender) != key
             {
                 senders.insert(sender);
             }
@@ -156,8 +164,12 @@ pub fn rebuild_memberships(state: &State) -> anyhow::Result<usize> {
 /// Remove the lines a user sent, and the replies to them (`askedBy`), from
 /// a group's log and archives. The group's summary is the LLM's prose and
 /// is left as it is.
-fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Result<Vec<PathBuf>> {
-    let lock = state.lock_user(group)?;
+fn erase_from_group(
+    state: &State,
+    user: &MemoryKey,
+    group: &MemoryKey,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let lock = state.lock_owner(group)?;
     compaction::recover_locked(state, &lock)?;
     let about_user = |line: &[u8]| is_about(line, user);
     let mut changed = Vec::new();
@@ -193,7 +205,7 @@ fn erase_from_group(state: &State, user: &UserId, group: &UserId) -> anyhow::Res
 }
 
 /// Rewrite the maintenance ledger without the user's lines.
-fn forget_in_ledger(state: &State, user: &UserId) -> anyhow::Result<()> {
+fn forget_in_ledger(state: &State, user: &MemoryKey) -> anyhow::Result<()> {
     let path = state.layout.maintenance_ledger_file();
     let _lock = ledger::lock(state)?;
     let Some(bytes) = read_optional(&path)? else {

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::{archived_lines, data_paths, owned_topics};
-use crate::layout::{Layout, UserId};
+use crate::layout::{Layout, MemoryKey};
 use crate::memory::{compaction, ltm, stm};
 use crate::state::State;
 use crate::store::atomic::write_atomic;
@@ -18,8 +18,8 @@ use crate::store::tree::copy_tree;
 
 /// Copy everything of a user into `out`, in the sessions layout (so the
 /// folder can be dropped into another state dir as it is).
-pub fn export_dir(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
-    let lock = state.lock_user(user)?;
+pub fn export_dir(state: &State, user: &MemoryKey, out: &Path) -> anyhow::Result<usize> {
+    let lock = state.lock_owner(user)?;
     compaction::recover_locked(state, &lock)?;
     let sessions = state.layout.sessions_dir();
     let mut copied = 0;
@@ -32,7 +32,7 @@ pub fn export_dir(state: &State, user: &UserId, out: &Path) -> anyhow::Result<us
     Ok(copied)
 }
 
-fn raw_stm_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {
+fn raw_stm_lines(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<Vec<u8>>> {
     let bytes = read_optional(&state.layout.messages_file(user))?.unwrap_or_default();
     Ok(bytes
         .split(|&b| b == b'\n')
@@ -43,8 +43,8 @@ fn raw_stm_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {
 
 /// One JSON document: profile, summary, summaries, and every message from
 /// the archives and STM, in order, as stored (unknown fields included).
-pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<Value> {
-    let lock = state.lock_user(user)?;
+pub fn export_json(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyhow::Result<Value> {
+    let lock = state.lock_owner(user)?;
     compaction::recover_locked(state, &lock)?;
     let mut messages: Vec<Value> = Vec::new();
     for line in archived_lines(state, user)?
@@ -89,7 +89,10 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
         "user": user.as_str(),
         "topics": topics,
         "exportedAt": crate::memory::message::format_ts(&now),
-        "profile": document(state.layout.profile_file(user))?,
+        "profile": match user.person_id() {
+            Some(person) => document(state.layout.profile_file(&person))?,
+            None => Value::Null,
+        },
         "summary": document(state.layout.summary_file(user))?,
         "summaries": {"daily": daily, "weekly": weekly},
         "messages": messages,
@@ -99,7 +102,7 @@ pub fn export_json(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::
 /// [`export_json`] as the bytes of a file: pretty, with a final newline.
 pub fn export_json_bytes(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(&export_json(state, user, now)?)?;
@@ -110,7 +113,7 @@ pub fn export_json_bytes(
 /// The JSON export, as a file at `out`.
 pub fn export_json_file(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     out: &Path,
     now: DateTime<Utc>,
 ) -> anyhow::Result<usize> {
@@ -133,7 +136,7 @@ pub enum ChatExport {
 /// full copy of their data).
 pub fn export_for_chat(
     state: &State,
-    user: &UserId,
+    user: &MemoryKey,
     now: DateTime<Utc>,
 ) -> anyhow::Result<ChatExport> {
     let dir = state.layout.exports_dir(user);
@@ -156,7 +159,7 @@ pub fn export_for_chat(
 }
 
 /// The directory export, as a gzipped tar file at `out`.
-pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result<usize> {
+pub fn export_tar_gz(state: &State, user: &MemoryKey, out: &Path) -> anyhow::Result<usize> {
     let (bytes, count) = export_tar_gz_bytes(state, user)?;
     write_atomic(out, &bytes, state.fsync())?;
     Ok(count)
@@ -165,7 +168,7 @@ pub fn export_tar_gz(state: &State, user: &UserId, out: &Path) -> anyhow::Result
 /// The directory export as gzipped tar bytes, and how many files it holds.
 /// Staged in the state dir's private temporary folder, `0700` whatever
 /// the umask: the person's data never sits readable by others.
-pub fn export_tar_gz_bytes(state: &State, user: &UserId) -> anyhow::Result<(Vec<u8>, usize)> {
+pub fn export_tar_gz_bytes(state: &State, user: &MemoryKey) -> anyhow::Result<(Vec<u8>, usize)> {
     use std::os::unix::fs::PermissionsExt as _;
     let temp = state.layout.temp_dir();
     ensure_dir(&temp)?;

@@ -12,8 +12,8 @@ mod stats;
 
 use std::path::PathBuf;
 
-use crate::layout::UserId;
 use crate::layout::owner_files::{self, OwnerFile};
+use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::Message;
 use crate::memory::{ltm, stm, summaries};
 use crate::state::State;
@@ -34,20 +34,20 @@ pub use stats::{
 
 /// The user's data, area by area: what an export copies (the registry's
 /// content entries, [`owner_files`]).
-pub fn data_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
+pub fn data_paths(state: &State, user: &MemoryKey) -> Vec<PathBuf> {
     owner_files::paths(&state.layout, user, OwnerFile::exported)
 }
 
 /// Every file and folder of a user an erase removes as a whole (all but
 /// the ledgers and the user lock, which the erase holds).
-pub fn user_paths(state: &State, user: &UserId) -> Vec<PathBuf> {
+pub fn user_paths(state: &State, user: &MemoryKey) -> Vec<PathBuf> {
     owner_files::paths(&state.layout, user, OwnerFile::erased)
 }
 
 /// Whether anything is stored under this id: a log, profile, summaries,
 /// archive, lines in a group, or topic notes it owns. Read commands refuse
 /// an id without any, and create nothing (not even a lock file) for it.
-pub fn has_data(state: &State, user: &UserId) -> bool {
+pub fn has_data(state: &State, user: &MemoryKey) -> bool {
     owner_files::paths(&state.layout, user, OwnerFile::shows_data)
         .iter()
         .any(|path| std::fs::symlink_metadata(path).is_ok())
@@ -55,7 +55,7 @@ pub fn has_data(state: &State, user: &UserId) -> bool {
 }
 
 /// Raw lines of every archive, oldest day first.
-pub fn archived_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8>>> {
+pub fn archived_lines(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<Vec<u8>>> {
     let mut lines = Vec::new();
     for day in summaries::archive_days(state, user)? {
         let read = archive::read_lines(&state.layout.archive_file(user, day))?;
@@ -67,7 +67,7 @@ pub fn archived_lines(state: &State, user: &UserId) -> anyhow::Result<Vec<Vec<u8
     Ok(lines)
 }
 
-pub fn archived_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Message>> {
+pub fn archived_messages(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<Message>> {
     Ok(archived_lines(state, user)?
         .iter()
         .filter_map(|line| Message::parse(line).ok())
@@ -75,7 +75,10 @@ pub fn archived_messages(state: &State, user: &UserId) -> anyhow::Result<Vec<Mes
 }
 
 /// Topic notes whose frontmatter `owner` is this user.
-pub fn owned_topics(state: &State, user: &UserId) -> anyhow::Result<Vec<crate::layout::TopicSlug>> {
+pub fn owned_topics(
+    state: &State,
+    user: &MemoryKey,
+) -> anyhow::Result<Vec<crate::layout::TopicSlug>> {
     let mut owned = Vec::new();
     for name in ltm::markdown_names(&state.layout.topics_dir())? {
         let Ok(slug) = crate::layout::TopicSlug::new(&name) else {
@@ -95,10 +98,11 @@ pub fn owned_topics(state: &State, user: &UserId) -> anyhow::Result<Vec<crate::l
 /// Every person with any data: STM, profile, summaries or archive (not
 /// the group and thread conversations).
 pub fn known_users(state: &State) -> anyhow::Result<Vec<UserId>> {
-    let mut users: std::collections::BTreeSet<UserId> = stm::users(state)?.into_iter().collect();
-    users.extend(summaries::users_with_history(state)?);
-    users.extend(stm::list_user_dirs(&state.layout.summaries_root())?);
-    users.retain(|user| !user.is_conversation());
+    let mut keys: std::collections::BTreeSet<MemoryKey> = stm::users(state)?.into_iter().collect();
+    keys.extend(summaries::users_with_history(state)?);
+    keys.extend(stm::list_user_dirs(&state.layout.summaries_root())?);
+    let mut users: std::collections::BTreeSet<UserId> =
+        keys.iter().filter_map(MemoryKey::person_id).collect();
     users.extend(
         ltm::markdown_names(&state.layout.profiles_dir())?
             .iter()

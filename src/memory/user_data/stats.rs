@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::layout::UserId;
+use crate::layout::MemoryKey;
 use crate::layout::owner_files;
 use crate::memory::{ledger, stm};
 use crate::state::State;
@@ -36,7 +36,7 @@ pub struct UserStats {
 }
 
 /// Numbers for one user.
-pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result<UserStats> {
+pub fn stats(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyhow::Result<UserStats> {
     let mut stats = UserStats {
         user: user.to_string(),
         ..UserStats::default()
@@ -46,14 +46,18 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
         // The newest time, not the last line's (imports append old lines).
         stats.last_activity = stats.last_activity.max(Some(message.ts));
     }
-    stats.spend = ledger::user_spend(state, user, now, true)?;
+    if let Some(person) = user.person_id() {
+        stats.spend = ledger::user_spend(state, &person, now, true)?;
+    }
     if let Some(doc) = stm::summary(state, user)? {
         stats.has_summary = true;
         stats.compacted = doc.get_u64("messages_compacted").unwrap_or(0);
     }
-    let profile = state.layout.profile_file(user);
-    stats.has_profile = profile.exists();
-    if stats.has_profile
+    let profile = user
+        .person_id()
+        .map(|person| state.layout.profile_file(&person));
+    stats.has_profile = profile.as_ref().is_some_and(|p| p.exists());
+    if let Some(profile) = profile.filter(|_| stats.has_profile)
         && let Some(text) = stm::read_text_or_warn(&profile)?
     {
         stats.display_name = stm::parse_document_or_warn(&text, &profile)
@@ -66,7 +70,7 @@ pub fn stats(state: &State, user: &UserId, now: DateTime<Utc>) -> anyhow::Result
 
 /// The bytes an owner's files take, as their row counts them
 /// ([`owner_files::OwnerFile::counted_for`]).
-pub fn owned_bytes(state: &State, owner: &UserId) -> u64 {
+pub fn owned_bytes(state: &State, owner: &MemoryKey) -> u64 {
     owner_files::paths(&state.layout, owner, |entry| entry.counted_for(owner))
         .iter()
         .map(|p| disk_usage(p))
