@@ -251,14 +251,25 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
     }
     assert!(content >= 6, "log, summaries, archives, profile: {content}");
     assert!(missing.is_empty(), "content the export misses: {missing:?}");
+    // The topic note PERSON owns goes along (a shared file, but theirs);
+    // the one nobody owns does not.
+    let owned_note = layout.topics_dir().join("u1-notes.md");
     for copied in all_files(&out) {
         let original = env.sessions_dir().join(copied.strip_prefix(&out).unwrap());
         assert!(
-            owner_files::entry_naming(&layout, &person, &original).is_some_and(|e| e.exported()),
+            original == owned_note
+                || owner_files::entry_naming(&layout, &person, &original)
+                    .is_some_and(|e| e.exported()),
             "the export holds {}, no content of {PERSON}",
             copied.display()
         );
     }
+    let exported_note = out.join(owned_note.strip_prefix(env.sessions_dir()).unwrap());
+    assert_eq!(
+        std::fs::read(&exported_note).ok(),
+        std::fs::read(&owned_note).ok(),
+        "the export holds the topic note {PERSON} owns"
+    );
 
     env.run(["session", "clear", "--user", PERSON, "--all", "--yes"])
         .succeeds();

@@ -21,6 +21,19 @@ fn export_fixture(env: &TestEnv) -> Vec<String> {
     );
     env.import("U2", &eight_lines("u2")[..3]);
     env.set_profile("U2", "---\ndisplay_name: Two\n---\n\nLikes coffee.\n");
+    // A topic note each: U1's is theirs to take along, U2's is not.
+    set_topic(
+        env,
+        "tea",
+        "---\ntitle: Tea\nowner: U1\n---\n\nOolong.\n",
+        None,
+    );
+    set_topic(
+        env,
+        "coffee",
+        "---\ntitle: Coffee\nowner: U2\n---\n\nFlat white.\n",
+        None,
+    );
     lines
 }
 
@@ -33,6 +46,7 @@ fn u1_files(env: &TestEnv) -> BTreeMap<String, Vec<u8>> {
                 || path == "ltm/users/U1.md"
                 || path.starts_with("summaries/U1/")
                 || path.starts_with("archive/U1/")
+                || path == "ltm/topics/tea.md"
         })
         .collect()
 }
@@ -62,6 +76,7 @@ fn export_as_a_dir_mirrors_the_sessions_layout_and_never_overwrites() {
         "ltm/users/U1.md",
         "summaries/U1/daily/2026-03-20.md",
         "summaries/U1/weekly/2026-W12.md",
+        "ltm/topics/tea.md",
     ] {
         assert!(expected.contains_key(key), "the fixture has {key}");
     }

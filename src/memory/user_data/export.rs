@@ -17,7 +17,8 @@ use crate::store::fs::{ensure_dir, read_optional, read_optional_text};
 use crate::store::tree::copy_tree;
 
 /// Copy everything of a user into `out`, in the sessions layout (so the
-/// folder can be dropped into another state dir as it is).
+/// folder can be dropped into another state dir as it is; `session
+/// reindex` there indexes the topic notes it brings).
 pub fn export_dir(state: &State, user: &MemoryKey, out: &Path) -> anyhow::Result<usize> {
     let lock = state.lock_owner(user)?;
     compaction::recover_locked(state, &lock)?;
@@ -27,6 +28,15 @@ pub fn export_dir(state: &State, user: &MemoryKey, out: &Path) -> anyhow::Result
         let relative = path
             .strip_prefix(sessions)
             .expect("user paths are under sessions/");
+        copied += copy_tree(&path, &out.join(relative))?;
+    }
+    // Topic notes are shared files, but the ones the owner owns are theirs
+    // (the JSON export holds them, an erase removes them): copied too.
+    for slug in owned_topics(state, user)? {
+        let path = state.layout.topic_file(&slug);
+        let relative = path
+            .strip_prefix(sessions)
+            .expect("topic notes are under sessions/");
         copied += copy_tree(&path, &out.join(relative))?;
     }
     Ok(copied)
