@@ -77,14 +77,16 @@ impl Journal {
     }
 }
 
+/// Write what a compaction is about to do, under the owner's lock (the
+/// caller's proof), before it does it.
 pub(super) fn write_journal(
     state: &State,
-    user: &MemoryKey,
+    lock: &OwnerLock,
     journal: &Journal,
 ) -> anyhow::Result<()> {
     let bytes = serde_json::to_vec(journal)?;
     write_atomic(
-        &state.layout.compaction_journal_file(user),
+        &state.layout.compaction_journal_file(lock.owner()),
         &bytes,
         state.fsync(),
     )

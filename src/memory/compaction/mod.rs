@@ -308,7 +308,7 @@ fn apply_round(
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<usize>> {
     let lock = state.lock_owner(user)?;
-    if !prefix_unchanged(state, user, &plan.prefix)? {
+    if !prefix_unchanged(state, &lock, &plan.prefix)? {
         return Ok(None);
     }
     let summary = next_summary(plan, &answer.summary, cost_usd, user, now);
@@ -319,7 +319,7 @@ fn apply_round(
         &plan.lines,
         Some(summary.render()),
     )?;
-    write_journal(state, user, &journal)?;
+    write_journal(state, &lock, &journal)?;
     Ok(Some(apply_journal_locked(state, &lock, &journal)?))
 }
 
@@ -364,7 +364,7 @@ pub fn archive_whole_log_locked(state: &State, lock: &OwnerLock) -> anyhow::Resu
     };
     let (lines, messages) = plan::archive_days(&log, &path, state.clock.now().date_naive());
     let journal = Journal::new(state, user, &log, &lines, None)?;
-    write_journal(state, user, &journal)?;
+    write_journal(state, lock, &journal)?;
     apply_journal_locked(state, lock, &journal)?;
     remove_if_exists(&path)?;
     Ok(messages.len())

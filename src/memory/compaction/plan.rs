@@ -5,7 +5,6 @@
 use chrono::NaiveDate;
 
 use crate::diag;
-use crate::layout::MemoryKey;
 use crate::memory::message::Message;
 use crate::memory::stm;
 use crate::state::{OwnerLock, State};
@@ -132,12 +131,14 @@ pub(super) fn archive_days(
     (lines, messages)
 }
 
+/// Whether the log still starts with `prefix` (what a plan read):
+/// checked under the owner's lock, which the caller proves it holds.
 pub(super) fn prefix_unchanged(
     state: &State,
-    user: &MemoryKey,
+    lock: &OwnerLock,
     prefix: &[u8],
 ) -> anyhow::Result<bool> {
-    lines::starts_with(&state.layout.messages_file(user), prefix)
+    lines::starts_with(&state.layout.messages_file(lock.owner()), prefix)
 }
 
 /// The senders named on the plan's user lines (a group conversation).
