@@ -1,6 +1,7 @@
 //! The names that become path components, validated: user ids (and the
 //! seed's folders outside the id rules), conversation keys and the mark
-//! that keeps them apart, topic slugs, channel names.
+//! that keeps them apart, the memory keys made of either (whose memory a
+//! folder holds), topic slugs, channel names.
 
 use std::fmt;
 
