@@ -64,12 +64,77 @@ fn posting_at(list: &[index::Posting], place: u32) -> Option<index::Posting> {
         .map(|k| list[k])
 }
 
+/// One view counted for a query and not scored yet: what
+/// [`View::scores`] scores with its own statistics, and a search over
+/// several owners ([`super::search()`]) with theirs summed.
+pub struct Counted {
+    stats: bm25::Stats,
+    counted: Vec<Doc>,
+    boundary: Vec<(u32, Before)>,
+    per_segment: Placed,
+    /// The length of the last message, if there is one.
+    last_len: Option<u32>,
+}
+
+impl Counted {
+    /// The statistics of this view alone.
+    pub fn stats(&self) -> &bm25::Stats {
+        &self.stats
+    }
+
+    /// The length (in terms) of the view's last message.
+    pub fn last_len(&self) -> Option<u32> {
+        self.last_len
+    }
+
+    /// Every counted unit's BM25 score by `scorer` (over this view's
+    /// statistics, or more), by place, ascending.
+    pub fn score(self, scorer: &bm25::Scorer) -> Hits {
+        let Counted {
+            counted,
+            boundary,
+            per_segment,
+            ..
+        } = self;
+        let mut hits: Vec<Hit> = counted
+            .iter()
+            .map(|d| Hit {
+                place: d.place,
+                chars: d.chars,
+                raw: scorer.score(d.len, d.previous_len, &d.tf),
+            })
+            .collect();
+        drop(counted);
+        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
+            merge_segment(per_term, &boundary, scorer, &mut hits);
+        }
+        // Sorted runs (the counted units, then each segment): a stable
+        // sort merges them.
+        hits.retain(|h| h.raw > 0.0);
+        hits.sort_by_key(|h| h.place);
+        Hits { list: hits }
+    }
+}
+
 impl View {
     /// The BM25 score of every unit with any of the query's terms (or
     /// whose previous message has one), by place, ascending: the days in
     /// segments from their postings, the rest counted, with the
     /// statistics of the whole memory either way.
     pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
+        let counted = self.count(tokenizer, terms)?;
+        let scorer = bm25::Scorer::new(terms, &counted.stats);
+        Ok(counted.score(&scorer))
+    }
+
+    /// Every unit with any of the query's terms (or whose previous
+    /// message has one) counted, and the view's statistics, not scored
+    /// yet ([`Counted::score`]).
+    pub fn count(
+        &self,
+        tokenizer: &Tokenizer,
+        terms: &bm25::QueryTerms,
+    ) -> anyhow::Result<Counted> {
         let mut stats = bm25::Stats {
             docs: self.len(),
             total_len: 0,
@@ -93,25 +158,14 @@ impl View {
         }
         counter.notes(self.messages, &self.notes);
         let (counted, boundary) = (counter.counted, counter.boundary);
-
-        let scorer = bm25::Scorer::new(terms, &stats);
-        let mut hits: Vec<Hit> = counted
-            .iter()
-            .map(|d| Hit {
-                place: d.place,
-                chars: d.chars,
-                raw: scorer.score(d.len, d.previous_len, &d.tf),
-            })
-            .collect();
-        drop(counted);
-        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
-            merge_segment(per_term, &boundary, &scorer, &mut hits);
-        }
-        // Sorted runs (the counted units, then each segment): a stable
-        // sort merges them.
-        hits.retain(|h| h.raw > 0.0);
-        hits.sort_by_key(|h| h.place);
-        Ok(Hits { list: hits })
+        let last_len = counter.previous.map(|(_, len)| len);
+        Ok(Counted {
+            stats,
+            counted,
+            boundary,
+            per_segment,
+            last_len,
+        })
     }
 
     /// Per segment: its days in use, by doc number, as (first doc,
