@@ -90,6 +90,16 @@ impl Counted {
     /// Every counted unit's BM25 score by `scorer` (over this view's
     /// statistics, or more), by place, ascending.
     pub fn score(self, scorer: &bm25::Scorer) -> Hits {
+        self.scored(scorer, false).0
+    }
+
+    /// [`Counted::score`], and for each hit whether it has a query term
+    /// of its own (not only the message before it has one).
+    pub fn score_with_own(self, scorer: &bm25::Scorer) -> (Hits, Vec<bool>) {
+        self.scored(scorer, true)
+    }
+
+    fn scored(self, scorer: &bm25::Scorer, with_own: bool) -> (Hits, Vec<bool>) {
         let Counted {
             counted,
             boundary,
@@ -104,15 +114,34 @@ impl Counted {
                 raw: scorer.score(d.len, d.previous_len, &d.tf),
             })
             .collect();
+        let mut own: Vec<bool> = Vec::new();
+        if with_own {
+            own.extend(counted.iter().map(|d| d.tf.iter().any(|t| t.1 > 0)));
+        }
         drop(counted);
         for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
+            let from = hits.len();
             merge_segment(per_term, &boundary, scorer, &mut hits);
+            if with_own {
+                own.extend(hits[from..].iter().map(|h| {
+                    per_term
+                        .iter()
+                        .any(|l| posting_at(l, h.place).is_some_and(|p| p.tf > 0))
+                }));
+            }
         }
-        // Sorted runs (the counted units, then each segment): a stable
-        // sort merges them.
-        hits.retain(|h| h.raw > 0.0);
-        hits.sort_by_key(|h| h.place);
-        Hits { list: hits }
+        if !with_own {
+            // Sorted runs (the counted units, then each segment): a
+            // stable sort merges them.
+            hits.retain(|h| h.raw > 0.0);
+            hits.sort_by_key(|h| h.place);
+            return (Hits { list: hits }, own);
+        }
+        let mut both: Vec<(Hit, bool)> = hits.into_iter().zip(own).collect();
+        both.retain(|(h, _)| h.raw > 0.0);
+        both.sort_by_key(|(h, _)| h.place);
+        let (hits, own) = both.into_iter().unzip();
+        (Hits { list: hits }, own)
     }
 }
 

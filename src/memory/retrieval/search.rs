@@ -27,6 +27,8 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use chrono::{DateTime, Utc};
+
 use super::corpus::View;
 use super::score::Counted;
 use super::{Options, Unit, Units, bm25, choose, corpus, index, tokenize};
@@ -54,29 +56,61 @@ pub struct Found {
     pub terms: Vec<String>,
 }
 
-/// A hit and what orders equal ones: as when several owners were one
-/// corpus, of two hits of the same score and time a message before a
-/// summary line, then the better before its owner's recency prior, then
-/// the later owner's, the later in its memory.
-struct Ranked {
-    hit: Hit,
-    is_note: bool,
+/// What narrows a search's hits: whether to keep a hit (of whom, and
+/// what it is).
+pub type Keep<'a> = &'a dyn Fn(&Owner, &Unit) -> bool;
+
+/// A hit before it is read (an indexed day's message stays in its
+/// segment until it is listed, or a filter asks what it says), and what
+/// orders equal ones: as when several owners were one corpus, of two hits
+/// of the same score and time a message before a summary line, then the
+/// better before its owner's recency prior, then the later owner's, the
+/// later in its memory.
+struct Candidate {
+    score: f64,
     before_recency: f64,
     owner: usize,
     place: usize,
+    is_note: bool,
+    unit: Option<Unit>,
+}
+
+impl Candidate {
+    fn read(&mut self, views: &[View]) -> anyhow::Result<&Unit> {
+        if self.unit.is_none() {
+            self.unit = Some(views[self.owner].unit(self.place)?);
+        }
+        Ok(self.unit.as_ref().expect("just read"))
+    }
+
+    fn ts(&self) -> DateTime<Utc> {
+        self.unit.as_ref().expect("read before ordered").item.ts()
+    }
+
+    /// Best first; of two equal, the newer (both read).
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.ts().cmp(&a.ts()))
+            .then_with(|| a.is_note.cmp(&b.is_note))
+            .then_with(|| b.before_recency.total_cmp(&a.before_recency))
+            .then_with(|| (b.owner, b.place).cmp(&(a.owner, a.place)))
+    }
 }
 
 /// Rank `owners`' memory for `query`. Of `options`, the floor
 /// (`min_score`) and the recency prior apply; neighbours
-/// and budgets do not. Whose memory is the caller's to settle, with
-/// [`crate::memory::owners::visible_to`] or as the operator.
+/// and budgets do not. `keep` narrows the hits (`None`: every hit is
+/// kept, and only those listed are read). Whose memory is the caller's
+/// to settle, with [`crate::memory::owners::visible_to`] or as the
+/// operator.
 pub fn search(
     state: &State,
     owners: &[Owner],
     query: &str,
     limit: Option<usize>,
     options: &Options,
-    keep: &dyn Fn(&Owner, &Unit) -> bool,
+    keep: Option<Keep>,
 ) -> anyhow::Result<Found> {
     let tokenizer = tokenize::Tokenizer::new();
     let terms = super::query_terms(&tokenizer, query);
@@ -87,9 +121,17 @@ pub fn search(
         });
     }
     let mut leave_out = HashSet::new();
-    let mut ranked = loop {
-        match rank(state, owners, &tokenizer, &terms, options, keep, &leave_out) {
-            Ok(ranked) => break ranked,
+    loop {
+        match rank(
+            state, owners, &tokenizer, &terms, limit, options, keep, &leave_out,
+        ) {
+            Ok((hits, more)) => {
+                return Ok(Found {
+                    hits,
+                    more,
+                    terms: terms.terms,
+                });
+            }
             // A segment found damaged midway: warned about, and the
             // search done again with its days read from the archives.
             Err(e) => match e.downcast_ref::<index::Damaged>() {
@@ -100,39 +142,22 @@ pub fn search(
                 _ => return Err(e),
             },
         }
-    };
-    // Best first; of two equal, the newer.
-    ranked.sort_by(|a, b| {
-        b.hit
-            .score
-            .total_cmp(&a.hit.score)
-            .then_with(|| b.hit.unit.item.ts().cmp(&a.hit.unit.item.ts()))
-            .then_with(|| a.is_note.cmp(&b.is_note))
-            .then_with(|| b.before_recency.total_cmp(&a.before_recency))
-            .then_with(|| (b.owner, b.place).cmp(&(a.owner, a.place)))
-    });
-    let more = limit.map_or(0, |limit| ranked.len().saturating_sub(limit));
-    if let Some(limit) = limit {
-        ranked.truncate(limit);
     }
-    Ok(Found {
-        hits: ranked.into_iter().map(|r| r.hit).collect(),
-        more,
-        terms: terms.terms,
-    })
 }
 
-/// Every owner's hits that `keep` keeps, unordered; the segments in
-/// `leave_out` not used.
+/// The best `limit` hits that `keep` keeps, best first, and how many more
+/// it keeps; the segments in `leave_out` not used.
+#[allow(clippy::too_many_arguments)]
 fn rank(
     state: &State,
     owners: &[Owner],
     tokenizer: &tokenize::Tokenizer,
     terms: &bm25::QueryTerms,
+    limit: Option<usize>,
     options: &Options,
-    keep: &dyn Fn(&Owner, &Unit) -> bool,
+    keep: Option<Keep>,
     leave_out: &HashSet<PathBuf>,
-) -> anyhow::Result<Vec<Ranked>> {
+) -> anyhow::Result<(Vec<Hit>, usize)> {
     let views: Vec<View> = owners
         .iter()
         .map(|owner| corpus::read(state, owner, &[], leave_out))
@@ -151,12 +176,17 @@ fn rank(
         // Applied below, per owner.
         recency_weight: 0.0,
     };
-    let mut ranked = Vec::new();
+    let mut candidates = Vec::new();
     for (o, (view, counted)) in views.iter().zip(counted).enumerate() {
-        let owner = &owners[o];
-        let hits = counted.score(&scorer);
+        let (hits, own) = counted.score_with_own(&scorer);
         let n = view.messages();
-        for k in 0..hits.list.len() {
+        for (k, own) in own.into_iter().enumerate() {
+            // A search lists what says the words: a message scored only by
+            // the words of the one before it (which auto-recall takes as a
+            // passage's turn) is left out.
+            if !own {
+                continue;
+            }
             let place = hits.list[k].place as usize;
             // Its own score and its neighbours' shares (within the
             // owner), the dates the query names, as recall scores.
@@ -167,32 +197,56 @@ fn rank(
                 0.0
             };
             let score = before_recency * (1.0 + options.recency_weight * recency);
-            let unit = view.unit(place)?;
-            // A search lists what says the words: a message scored only by
-            // the words of the one before it (which auto-recall takes as a
-            // passage's turn) is left out.
-            let own_terms = || {
-                !bm25::count(tokenizer, terms, unit.item.text())
-                    .tf
-                    .is_empty()
-            };
-            if score < options.min_score || !keep(owner, &unit) || !own_terms() {
+            if score < options.min_score {
                 continue;
             }
-            ranked.push(Ranked {
-                is_note: place >= n,
+            candidates.push(Candidate {
+                score,
                 before_recency,
                 owner: o,
                 place,
-                hit: Hit {
-                    owner: owner.clone(),
-                    unit,
-                    score,
-                },
+                is_note: place >= n,
+                unit: None,
             });
         }
     }
-    Ok(ranked)
+    if let Some(keep) = keep {
+        // Every hit read and asked about.
+        let mut kept = Vec::with_capacity(candidates.len());
+        for mut c in candidates {
+            if keep(&owners[c.owner], c.read(&views)?) {
+                kept.push(c);
+            }
+        }
+        candidates = kept;
+    }
+    let shown = limit.unwrap_or(usize::MAX).min(candidates.len());
+    let more = candidates.len() - shown;
+    // By score, then the hits of equal scores among those shown read and
+    // put in order (the time decides).
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut i = 0;
+    while i < shown {
+        let mut j = i + 1;
+        while j < candidates.len() && candidates[j].score == candidates[i].score {
+            j += 1;
+        }
+        for c in &mut candidates[i..j] {
+            c.read(&views)?;
+        }
+        candidates[i..j].sort_by(Candidate::order);
+        i = j;
+    }
+    candidates.truncate(shown);
+    let hits = candidates
+        .into_iter()
+        .map(|c| Hit {
+            owner: owners[c.owner].clone(),
+            unit: c.unit.expect("read when ordered"),
+            score: c.score,
+        })
+        .collect();
+    Ok((hits, more))
 }
 
 /// The term statistics of all the owners counted, as one corpus: their
@@ -456,8 +510,9 @@ mod tests {
         State::open(origin, None).unwrap()
     }
 
-    /// Two people with archives (one also with a live log), a person
-    /// with only a daily summary, and a group conversation.
+    /// Three people with archives (one also with a live log, two the
+    /// same), a person with only a daily summary, and a group
+    /// conversation.
     fn memory(dir: &std::path::Path) -> State {
         let state = memory_dir(dir);
         let layout = &state.layout;
@@ -475,6 +530,12 @@ mod tests {
                     &gzip(&day_messages),
                 );
             }
+        }
+        // U4's memory is U2's: hits of equal score and time, which the
+        // owner's place decides.
+        for d in 3..7 {
+            let bytes = std::fs::read(layout.archive_file(&key("U2"), day(d))).unwrap();
+            write(&layout.archive_file(&key("U4"), day(d)), &bytes);
         }
         // U1's live log, of a later day.
         let mut log = Vec::new();
@@ -542,7 +603,7 @@ mod tests {
                     min_score: 0.0,
                     ..Options::default()
                 },
-                &|owner, _| owner.key.as_str() == "B1",
+                Some(&|owner, _| owner.key.as_str() == "B1"),
             )
             .unwrap();
             answer(&found)
@@ -565,7 +626,7 @@ mod tests {
     /// and order.
     fn check_same(state: &State, what: &str) {
         let all = owners::owners(state).unwrap();
-        assert_eq!(all.len(), 4, "{all:?}");
+        assert_eq!(all.len(), 5, "{all:?}");
         let options = Options {
             min_score: 0.0,
             ..Options::default()
@@ -577,21 +638,44 @@ mod tests {
                     Item::Note { .. } => owner.key.as_str() != "U3",
                 }
         };
-        type Keep<'a> = &'a dyn Fn(&Owner, &Unit) -> bool;
-        let keeps: [Keep; 2] = [&|_, _| true, &users];
+        let keeps: [Option<Keep>; 3] = [None, Some(&|_, _| true), Some(&users)];
         let mut scopes: Vec<Vec<Owner>> = vec![all.clone()];
         scopes.extend(all.iter().map(|o| vec![o.clone()]));
         for query in QUERIES {
             for (s, scope) in scopes.iter().enumerate() {
                 // Every owner: each filter, with and without a limit.
                 let asked: &[(usize, Option<usize>)] = match s {
-                    0 => &[(0, None), (1, None), (1, Some(7))],
+                    0 => &[
+                        (0, None),
+                        (0, Some(7)),
+                        (1, Some(7)),
+                        (2, None),
+                        (2, Some(7)),
+                    ],
                     _ => &[(0, None)],
                 };
-                for &(keep, limit) in asked {
+                // Without the recency prior, equal scores are common: the
+                // time and then the place decide.
+                let flat = Options {
+                    recency_weight: 0.0,
+                    ..options.clone()
+                };
+                let flat_too: &[(usize, Option<usize>)] = match s {
+                    0 => &[(0, Some(7)), (2, None)],
+                    _ => &[],
+                };
+                let runs = asked.iter().map(|a| (a, &options));
+                for (&(keep, limit), options) in runs.chain(flat_too.iter().map(|a| (a, &flat))) {
                     let keep = keeps[keep];
-                    let want = whole_search(state, scope, query, limit, &options, keep);
-                    let got = search(state, scope, query, limit, &options, keep).unwrap();
+                    let want = whole_search(
+                        state,
+                        scope,
+                        query,
+                        limit,
+                        options,
+                        keep.unwrap_or(&|_, _| true),
+                    );
+                    let got = search(state, scope, query, limit, options, keep).unwrap();
                     assert!(!want.hits.is_empty() || s > 0, "{query}");
                     assert_eq!(
                         answer(&got),
@@ -616,14 +700,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let state = memory(dir.path());
         // No index: every day read whole.
-        assert_eq!(indexed_days(&state), (0, 14));
+        assert_eq!(indexed_days(&state), (0, 18));
         check_same(&state, "no index");
 
         let today = Utc::now().date_naive();
         for owner in owners::owners(&state).unwrap() {
             super::super::indexing::update(&state, &owner.key, today, false, &mut |_| {}).unwrap();
         }
-        assert_eq!(indexed_days(&state), (14, 0));
+        assert_eq!(indexed_days(&state), (18, 0));
         check_same(&state, "indexed");
 
         // A day grown since it was indexed (another host's compaction):
@@ -639,7 +723,7 @@ mod tests {
         late.msg_id = Some("late".into());
         grown.extend(gzip(&[late]));
         std::fs::write(&path, grown).unwrap();
-        assert_eq!(indexed_days(&state), (13, 1));
+        assert_eq!(indexed_days(&state), (17, 1));
         check_same(&state, "a stale day");
 
         // A segment damaged past its head (found midway, the search done
@@ -661,7 +745,7 @@ mod tests {
         std::fs::write(&seg, &bytes).unwrap();
         check_same(&state, "a segment damaged midway");
         std::fs::write(&seg, &bytes[..100]).unwrap();
-        assert_eq!(indexed_days(&state), (7, 7));
+        assert_eq!(indexed_days(&state), (11, 7));
         check_same(&state, "a segment damaged at its head");
     }
 }
