@@ -3,6 +3,9 @@
 //! archive days left in index segments are scored from their postings,
 //! every unit in memory is counted, and both with the statistics of the
 //! whole memory, so a day scores the same whichever way it is read.
+//! Counting and scoring are two steps ([`View::count`], [`Counted::score`])
+//! so that a search over several owners scores each with the statistics
+//! of all ([`super::search()`]).
 
 use super::bm25;
 use super::corpus::{Part, Units, View};
