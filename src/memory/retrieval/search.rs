@@ -16,8 +16,9 @@
 //!
 //! Each owner is read as auto-recall reads it ([`corpus::read`]): the
 //! archive days in current recall index segments are scored from their
-//! postings and only the hits read, everything else (the live log, a day
-//! changed since it was indexed, a damaged segment's days) read whole.
+//! postings, and of their messages only the hits listed (or, with `keep`,
+//! every hit) are read; everything else (the live log, a day changed
+//! since it was indexed, a damaged segment's days) is read whole.
 //! Every owner is counted first ([`View::count`]), then all are scored
 //! with the term statistics summed over them. The statistics are those
 //! of the owners' messages as one list with an empty message between two
