@@ -664,6 +664,36 @@ fn ranked_search_keeps_to_the_owner_and_a_members_lines() {
     assert!(all.iter().any(|(owner, _)| owner == "G1"), "{all:?}");
 }
 
+/// Through the recall index or read whole, a ranked search answers the
+/// same: the same hits, scores and order, over every owner, one person's
+/// memory, a member's lines and a time range.
+#[test]
+fn ranked_search_is_the_same_with_and_without_the_index() {
+    let env = TestEnv::new();
+    ranked_world(&env);
+    let asks: [&[&str]; 4] = [
+        &["pottery", "class"],
+        &["--user", "U1", "pottery", "class", "hiking"],
+        &["--user", "U9", "pottery", "class"],
+        &["--user", "U1", "--until", "2026-02-01", "pottery", "clay"],
+    ];
+    let answers = || -> Vec<Vec<Value>> {
+        asks.iter()
+            .map(|args| {
+                env.run(["--json", "session", "search"])
+                    .args(*args)
+                    .succeeds()
+                    .json_lines()
+            })
+            .collect()
+    };
+    let whole = answers();
+    assert!(whole.iter().all(|hits| !hits.is_empty()), "{whole:#?}");
+    let out = env.run(["--json", "session", "reindex"]).succeeds().json();
+    assert!(out["recallDays"].as_u64().unwrap() >= 1, "{out:#}");
+    assert_eq!(answers(), whole);
+}
+
 #[test]
 fn a_quoted_phrase_phrase_and_regex_stay_exact_and_newest_first() {
     let env = TestEnv::new();

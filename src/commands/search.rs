@@ -238,7 +238,19 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
                 Item::Note { .. } => summaries && query.role.is_none() && about.is_none(),
             }
     };
-    let found = retrieval::search(state, &scoped, &query.pattern, query.limit, &options, &keep)?;
+    // Nothing narrowed: every hit is kept, and only those listed are read.
+    let narrowed = query.since.is_some()
+        || query.until.is_some()
+        || !messages
+        || !summaries
+        || query.role.is_some()
+        || (query.user.as_ref()).is_some_and(|user| {
+            scoped
+                .iter()
+                .any(|o| o.key != crate::layout::MemoryKey::person(user))
+        });
+    let keep: Option<retrieval::search::Keep> = narrowed.then_some(&keep);
+    let found = retrieval::search(state, &scoped, &query.pattern, query.limit, &options, keep)?;
     if found.terms.is_empty() {
         return Err(usage(format!(
             "{:?} has no word to rank by (only common words such as \"the\" or \

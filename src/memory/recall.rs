@@ -140,7 +140,9 @@ pub fn search_memory(
         query,
         Some(limit),
         &options,
-        &|_, unit| in_range(unit),
+        // Without dates every hit is kept: only those listed are read.
+        (since.is_some() || until.is_some())
+            .then_some(&|_: &Owner, unit: &retrieval::Unit| in_range(unit)),
     )?;
     if !ranked.hits.is_empty() {
         let mut lines = vec!["Most relevant first:".to_owned()];

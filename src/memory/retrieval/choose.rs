@@ -76,7 +76,7 @@ pub fn choose(
 
 /// The score of hit `k` (at place `hits[k].place`); its neighbours, if
 /// hits, are the hits beside it.
-fn hit_score(
+pub(super) fn hit_score(
     units: &dyn Units,
     hits: &[score::Hit],
     k: usize,

@@ -3,6 +3,9 @@
 //! archive days left in index segments are scored from their postings,
 //! every unit in memory is counted, and both with the statistics of the
 //! whole memory, so a day scores the same whichever way it is read.
+//! Counting and scoring are two steps ([`View::count`], [`Counted::score`])
+//! so that a search over several owners scores each with the statistics
+//! of all ([`super::search()`]).
 
 use super::bm25;
 use super::corpus::{Part, Units, View};
@@ -64,12 +67,106 @@ fn posting_at(list: &[index::Posting], place: u32) -> Option<index::Posting> {
         .map(|k| list[k])
 }
 
+/// One view counted for a query and not scored yet: what
+/// [`View::scores`] scores with its own statistics, and a search over
+/// several owners ([`super::search()`]) with theirs summed.
+pub struct Counted {
+    stats: bm25::Stats,
+    counted: Vec<Doc>,
+    boundary: Vec<(u32, Before)>,
+    per_segment: Placed,
+    /// The length of the last message, if there is one.
+    last_len: Option<u32>,
+}
+
+impl Counted {
+    /// The statistics of this view alone.
+    pub fn stats(&self) -> &bm25::Stats {
+        &self.stats
+    }
+
+    /// The length (in terms) of the view's last message.
+    pub fn last_len(&self) -> Option<u32> {
+        self.last_len
+    }
+
+    /// Every counted unit's BM25 score by `scorer` (over this view's
+    /// statistics, or more), by place, ascending.
+    pub fn score(self, scorer: &bm25::Scorer) -> Hits {
+        self.scored(scorer, false).0
+    }
+
+    /// [`Counted::score`], and for each hit whether it has a query term
+    /// of its own (not only the message before it has one).
+    pub fn score_with_own(self, scorer: &bm25::Scorer) -> (Hits, Vec<bool>) {
+        self.scored(scorer, true)
+    }
+
+    fn scored(self, scorer: &bm25::Scorer, with_own: bool) -> (Hits, Vec<bool>) {
+        let Counted {
+            counted,
+            boundary,
+            per_segment,
+            ..
+        } = self;
+        let mut hits: Vec<Hit> = counted
+            .iter()
+            .map(|d| Hit {
+                place: d.place,
+                chars: d.chars,
+                raw: scorer.score(d.len, d.previous_len, &d.tf),
+            })
+            .collect();
+        let mut own: Vec<bool> = Vec::new();
+        if with_own {
+            own.extend(counted.iter().map(|d| d.tf.iter().any(|t| t.1 > 0)));
+        }
+        drop(counted);
+        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
+            let from = hits.len();
+            merge_segment(per_term, &boundary, scorer, &mut hits);
+            if with_own {
+                own.extend(hits[from..].iter().map(|h| {
+                    per_term
+                        .iter()
+                        .any(|l| posting_at(l, h.place).is_some_and(|p| p.tf > 0))
+                }));
+            }
+        }
+        if !with_own {
+            // Sorted runs (the counted units, then each segment): a
+            // stable sort merges them.
+            hits.retain(|h| h.raw > 0.0);
+            hits.sort_by_key(|h| h.place);
+            return (Hits { list: hits }, own);
+        }
+        let mut both: Vec<(Hit, bool)> = hits.into_iter().zip(own).collect();
+        both.retain(|(h, _)| h.raw > 0.0);
+        both.sort_by_key(|(h, _)| h.place);
+        let (hits, own) = both.into_iter().unzip();
+        (Hits { list: hits }, own)
+    }
+}
+
 impl View {
     /// The BM25 score of every unit with any of the query's terms (or
     /// whose previous message has one), by place, ascending: the days in
     /// segments from their postings, the rest counted, with the
     /// statistics of the whole memory either way.
     pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
+        let counted = self.count(tokenizer, terms)?;
+        let scorer = bm25::Scorer::new(terms, &counted.stats);
+        Ok(counted.score(&scorer))
+    }
+
+    /// Every unit with any of the query's terms (or whose previous
+    /// message has one) counted, and the view's statistics, not scored
+    /// yet ([`Counted::score`]).
+    pub fn count(
+        &self,
+        tokenizer: &Tokenizer,
+        terms: &bm25::QueryTerms,
+    ) -> anyhow::Result<Counted> {
         let mut stats = bm25::Stats {
             docs: self.len(),
             total_len: 0,
@@ -93,25 +190,14 @@ impl View {
         }
         counter.notes(self.messages, &self.notes);
         let (counted, boundary) = (counter.counted, counter.boundary);
-
-        let scorer = bm25::Scorer::new(terms, &stats);
-        let mut hits: Vec<Hit> = counted
-            .iter()
-            .map(|d| Hit {
-                place: d.place,
-                chars: d.chars,
-                raw: scorer.score(d.len, d.previous_len, &d.tf),
-            })
-            .collect();
-        drop(counted);
-        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
-            merge_segment(per_term, &boundary, &scorer, &mut hits);
-        }
-        // Sorted runs (the counted units, then each segment): a stable
-        // sort merges them.
-        hits.retain(|h| h.raw > 0.0);
-        hits.sort_by_key(|h| h.place);
-        Ok(Hits { list: hits })
+        let last_len = counter.previous.map(|(_, len)| len);
+        Ok(Counted {
+            stats,
+            counted,
+            boundary,
+            per_segment,
+            last_len,
+        })
     }
 
     /// Per segment: its days in use, by doc number, as (first doc,
