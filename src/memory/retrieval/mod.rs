@@ -14,7 +14,8 @@
 //! - [`search()`]: the same ranking as a search, best first with scores
 //!   (`session search` with several words, the `search_memory` tool).
 //!
-//! A message is scored by BM25 over its words and half the counts of the
+//! A message is scored by BM25 (a term's idf to the power
+//! [`bm25::IDF_POWER`]) over its words and half the counts of the
 //! message before it, plus a share of its neighbours' scores (the
 //! question before an answer, the answer after a question), a small
 //! recency prior, and a raise when the query names the day or month it
