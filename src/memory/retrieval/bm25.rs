@@ -233,15 +233,28 @@ impl<'a> Scorer<'a> {
     /// message before it) with these counts of query terms (by their
     /// number; summed in the order given).
     pub fn score(&self, len: u32, previous_len: u32, tf: &[Tf]) -> f64 {
-        let len = len as f64 + PREVIOUS_SHARE * previous_len as f64;
-        let norm = K1 * (1.0 - B + B * len / self.avg_len);
+        let norm = self.norm(len, previous_len);
         tf.iter()
-            .map(|&(t, own, previous)| {
-                let tf = own as f64 + PREVIOUS_SHARE * previous as f64;
-                self.query.weights[t as usize] * self.idf[t as usize] * tf * (K1 + 1.0)
-                    / (tf + norm)
-            })
+            .map(|&(t, own, previous)| self.term(t, own, previous, norm))
             .sum()
+    }
+
+    /// The length part of a document's score ([`Scorer::score`]).
+    #[inline]
+    pub fn norm(&self, len: u32, previous_len: u32) -> f64 {
+        let len = len as f64 + PREVIOUS_SHARE * previous_len as f64;
+        K1 * (1.0 - B + B * len / self.avg_len)
+    }
+
+    /// What term `t`, counted `own` times in a document and `previous`
+    /// times in the message before it, adds to the score of a document
+    /// of length part `norm` ([`Scorer::norm`]). Added up in term order
+    /// from 0, these are [`Scorer::score`] to the bit: what lets the
+    /// index path add them one term at a time.
+    #[inline]
+    pub fn term(&self, t: u16, own: u16, previous: u16, norm: f64) -> f64 {
+        let tf = own as f64 + PREVIOUS_SHARE * previous as f64;
+        self.query.weights[t as usize] * self.idf[t as usize] * tf * (K1 + 1.0) / (tf + norm)
     }
 }
 

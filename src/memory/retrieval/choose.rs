@@ -5,7 +5,6 @@
 //! `recall.maxPassages` is spent; and why each hit considered is or is
 //! not taken (`--explain`).
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::{Considered, Hits, Item, Options, Recall, Recalled, Unit, Units, Verdict};
@@ -23,6 +22,8 @@ const NEIGHBOUR_SHARE: f64 = 0.5;
 /// ×3 / ×2 88.0%, ×6 / ×2 87.9%, ×11 / ×3 87.8%.
 const NAMED_DAY: f64 = 3.0;
 const NAMED_MONTH: f64 = 2.0;
+/// Hits the walk is given first ([`ranked`]).
+const FIRST_HITS: usize = 512;
 /// Rows `--explain` lists besides what was taken.
 const MAX_EXPLAINED: usize = 40;
 /// The fewest characters a unit takes in the context: `[YYYY-MM-DD
@@ -39,23 +40,41 @@ pub fn choose(
     skip_id: Option<&str>,
     options: &Options,
 ) -> anyhow::Result<Recall> {
-    let scores: Vec<f64> = (0..hits.list.len())
-        .map(|k| hit_score(units, &hits.list, k, terms, options))
-        .collect::<anyhow::Result<_>>()?;
-    let mut chooser = Chooser {
+    choose_first(units, hits, terms, window, skip_id, options, FIRST_HITS)
+}
+
+/// [`choose`], the walk given the `first` best hits first.
+fn choose_first(
+    units: &dyn Units,
+    hits: &Hits,
+    terms: &bm25::QueryTerms,
+    window: &[Message],
+    skip_id: Option<&str>,
+    options: &Options,
+    first: usize,
+) -> anyhow::Result<Recall> {
+    let new = || Chooser {
         units,
         hits,
         window,
         skip_id,
         options,
-        scores,
         taken: HashSet::new(),
         chosen: Vec::new(),
         considered: Vec::new(),
         used: 0,
         passages: 0,
     };
-    chooser.run()?;
+    // The walk nearly always ends among the best few hundred hits: it
+    // is given those first, and every hit only if it runs out of them
+    // (the same walk: they are the head of the whole order).
+    let mut chooser = new();
+    let limited = hits.list.len() > first;
+    let ran_out = chooser.run(ranked(units, &hits.list, terms, options, first)?)?;
+    if limited && ran_out {
+        chooser = new();
+        chooser.run(ranked(units, &hits.list, terms, options, usize::MAX)?)?;
+    }
     let mut chosen = chooser.chosen;
     chosen.sort_by(|a, b| {
         a.unit
@@ -74,16 +93,67 @@ pub fn choose(
     })
 }
 
-/// The score of hit `k` (at place `hits[k].place`); its neighbours, if
-/// hits, are the hits beside it.
-pub(super) fn hit_score(
+/// The `first` best hits with their scores ([`hit_score`], and the
+/// raise for the dates the query names), in no order: a buffer of twice
+/// as many cut back to the best when full, and a hit no better than the
+/// last cut's worst left out.
+fn ranked(
     units: &dyn Units,
+    hits: &[score::Hit],
+    terms: &bm25::QueryTerms,
+    options: &Options,
+    first: usize,
+) -> anyhow::Result<Vec<Ranked>> {
+    let n_messages = units.messages();
+    let room = first.saturating_mul(2).min(hits.len());
+    let mut order = Vec::with_capacity(room);
+    let mut worst: Option<Ranked> = None;
+    for k in 0..hits.len() {
+        let s = dated_hit_score(units, n_messages, hits, k, terms, options)?;
+        let ranked = Ranked::new(s, k as u32);
+        if worst.is_some_and(|w| ranked > w) {
+            continue;
+        }
+        if order.len() == room {
+            order.select_nth_unstable(first - 1);
+            order.truncate(first);
+            worst = Some(order[first - 1]);
+            if ranked > order[first - 1] {
+                continue;
+            }
+        }
+        order.push(ranked);
+    }
+    if order.len() > first {
+        order.select_nth_unstable(first - 1);
+        order.truncate(first);
+    }
+    Ok(order)
+}
+
+/// The score of hit `k` ([`hit_score`]), raised for the dates the query
+/// names: what recall and ranked search rank by.
+#[inline]
+pub(super) fn dated_hit_score(
+    units: &dyn Units,
+    n_messages: usize,
     hits: &[score::Hit],
     k: usize,
     terms: &bm25::QueryTerms,
     options: &Options,
 ) -> anyhow::Result<f64> {
-    let n_messages = units.messages();
+    let mut s = hit_score(n_messages, hits, k, options);
+    let i = hits[k].place as usize;
+    if !terms.dates.is_empty() && i < n_messages {
+        s *= date_factor(&terms.dates, units.day(i)?);
+    }
+    Ok(s)
+}
+
+/// The score of hit `k` (at place `hits[k].place`) but for the dates
+/// the query names; its neighbours, if hits, are the hits beside it.
+#[inline]
+fn hit_score(n_messages: usize, hits: &[score::Hit], k: usize, options: &Options) -> f64 {
     let i = hits[k].place as usize;
     let raw_at = |place: usize, k: Option<usize>| -> f64 {
         k.and_then(|k| hits.get(k))
@@ -100,11 +170,51 @@ pub(super) fn hit_score(
         }
         let recency = (i + 1) as f64 / n_messages as f64;
         s *= 1.0 + options.recency_weight * recency;
-        if !terms.dates.is_empty() {
-            s *= date_factor(&terms.dates, units.day(i)?);
+    }
+    s
+}
+
+/// A hit in the walk's order: best first ([`f64::total_cmp`] of the
+/// scores, descending), of two equal the newer (the later place, so the
+/// later hit); as integers, so the walk sorts and selects without
+/// looking anything up, in 12 bytes a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Ranked {
+    /// The score's bits ordered as `total_cmp` orders them, inverted,
+    /// in two halves.
+    high: u32,
+    low: u32,
+    /// The hit's number, inverted.
+    hit: u32,
+}
+
+impl Ranked {
+    fn new(score: f64, k: u32) -> Self {
+        let bits = score.to_bits();
+        let ordered = !if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | (1 << 63)
+        };
+        Self {
+            high: (ordered >> 32) as u32,
+            low: ordered as u32,
+            hit: !k,
         }
     }
-    Ok(s)
+
+    fn k(&self) -> usize {
+        !self.hit as usize
+    }
+
+    fn score(&self) -> f64 {
+        let ordered = !(u64::from(self.high) << 32 | u64::from(self.low));
+        f64::from_bits(if ordered >> 63 == 1 {
+            ordered ^ (1 << 63)
+        } else {
+            !ordered
+        })
+    }
 }
 
 /// The walk over the hits, best first, and what it has taken so far.
@@ -114,8 +224,6 @@ struct Chooser<'a> {
     window: &'a [Message],
     skip_id: Option<&'a str>,
     options: &'a Options,
-    /// Each hit's score ([`hit_score`]), by hit.
-    scores: Vec<f64>,
     /// The places of the units taken.
     taken: HashSet<usize>,
     chosen: Vec<Recalled>,
@@ -156,20 +264,11 @@ impl Chooser<'_> {
         }
     }
 
-    /// Best first; of two equal, the newer.
-    fn better(&self, a: &u32, b: &u32) -> Ordering {
-        let (a, b) = (*a as usize, *b as usize);
-        let hits = &self.hits.list;
-        self.scores[b]
-            .total_cmp(&self.scores[a])
-            .then(hits[b].place.cmp(&hits[a].place))
-    }
-
-    /// Every hit in turn, best first, until nothing after it can be taken
-    /// or listed. Sorted a batch at a time: the loop mostly stops long
-    /// before the last.
-    fn run(&mut self) -> anyhow::Result<()> {
-        let mut order: Vec<u32> = (0..self.hits.list.len() as u32).collect();
+    /// Every hit of `order` in turn, best first, until nothing after it
+    /// can be taken or listed. Sorted a batch at a time: the loop mostly
+    /// stops long before the last. Whether it ran out of `order` (went
+    /// past its last hit, or dropped the rest) rather than stopped.
+    fn run(&mut self, mut order: Vec<Ranked>) -> anyhow::Result<bool> {
         let mut sorted = 0;
         let mut n = 0;
         while n < order.len() {
@@ -177,18 +276,18 @@ impl Chooser<'_> {
                 if self.considered.len() >= MAX_EXPLAINED {
                     self.prune(&mut order, sorted);
                     if sorted == order.len() {
-                        break;
+                        return Ok(true);
                     }
                 }
                 sorted = self.sort_batch(&mut order, sorted);
             }
-            let k = order[n] as usize;
-            let (i, s) = (self.hits.list[k].place as usize, self.scores[k]);
+            let k = order[n].k();
+            let (i, s) = (self.hits.list[k].place as usize, order[n].score());
             // Nothing after this can be taken or listed.
             let full = self.passages >= self.options.max_passages
                 || self.used + MIN_UNIT_CHARS > self.options.max_chars;
             if full && self.considered.len() >= MAX_EXPLAINED {
-                break;
+                return Ok(false);
             }
             let verdict = self.verdict(k, i, s)?;
             if verdict == Verdict::Taken || self.considered.len() < MAX_EXPLAINED {
@@ -202,24 +301,24 @@ impl Chooser<'_> {
                 });
             }
             if verdict == Verdict::BelowFloor && self.considered.len() >= MAX_EXPLAINED {
-                break;
+                return Ok(false);
             }
             n += 1;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Nothing more is listed: only a hit over the floor that fits the
     /// room left (which only shrinks), or that may grow a passage by a
     /// neighbour (once taken as one), can change the outcome; the rest of
     /// `order` after `sorted` is dropped unsorted.
-    fn prune(&self, order: &mut Vec<u32>, sorted: usize) {
+    fn prune(&self, order: &mut Vec<Ranked>, sorted: usize) {
         let room = self.options.max_chars.saturating_sub(self.used);
         let may_grow = self.options.neighbours > 0 && room >= MIN_UNIT_CHARS;
         let mut kept = sorted;
         for r in sorted..order.len() {
-            let k = order[r] as usize;
-            if self.scores[k] >= self.options.min_score
+            let k = order[r].k();
+            if order[r].score() >= self.options.min_score
                 && (may_grow || self.chars_of(k).unwrap_or(MIN_UNIT_CHARS) <= room)
             {
                 order[kept] = order[r];
@@ -231,14 +330,13 @@ impl Chooser<'_> {
 
     /// The next batch of `order` after `sorted` put best first; how many
     /// are sorted now.
-    fn sort_batch(&self, order: &mut [u32], sorted: usize) -> usize {
-        let better = |a: &u32, b: &u32| self.better(a, b);
+    fn sort_batch(&self, order: &mut [Ranked], sorted: usize) -> usize {
         let rest = &mut order[sorted..];
         let batch = (sorted.max(64)).min(rest.len());
         if batch < rest.len() {
-            rest.select_nth_unstable_by(batch - 1, better);
+            rest.select_nth_unstable(batch - 1);
         }
-        rest[..batch].sort_unstable_by(better);
+        rest[..batch].sort_unstable();
         sorted + batch
     }
 
@@ -359,5 +457,138 @@ fn recalled(unit: Unit, own_score: f64, j: usize, hit: usize, score: f64) -> Rec
         own_score,
         hit: j == hit,
         place: j,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::message::Role;
+    use chrono::TimeZone as _;
+
+    /// The walk given a few hits first chooses as the walk given all:
+    /// when the budget stops it early, when it runs past them, when the
+    /// floor does.
+    #[test]
+    fn the_walk_given_the_best_hits_first_chooses_as_given_all() {
+        let words = ["puppy", "garden", "concert", "weather", "sister"];
+        let units: Vec<Unit> = (0..1500)
+            .map(|i| {
+                let text = format!(
+                    "note {i} {} {} {}",
+                    words[i % 5],
+                    words[(i * 7 + 3) % 5],
+                    "filler ".repeat(i % 13)
+                );
+                Unit {
+                    item: Item::Message(Message::new(
+                        if i % 2 == 0 {
+                            Role::User
+                        } else {
+                            Role::Assistant
+                        },
+                        text,
+                        chrono::Utc
+                            .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
+                            .unwrap(),
+                    )),
+                    source: super::super::Source::Log,
+                }
+            })
+            .collect();
+        let corpus = super::super::Corpus {
+            messages: units.len(),
+            units,
+        };
+        let tokenizer = super::super::tokenize::Tokenizer::new();
+        let terms = bm25::QueryTerms::new(&tokenizer, "the puppy at the concert on 2023-11-15");
+        let counts: Vec<bm25::Counts> = corpus
+            .units
+            .iter()
+            .map(|u| {
+                let mut c = bm25::count(&tokenizer, &terms, u.item.text());
+                c.tf.sort_unstable();
+                c
+            })
+            .collect();
+        let mut hits = Hits::default();
+        for (i, raw) in bm25::scores(&terms, &counts, corpus.messages)
+            .into_iter()
+            .enumerate()
+        {
+            if raw > 0.0 {
+                hits.list.push(score::Hit {
+                    place: i as u32,
+                    chars: score::NO_CHARS,
+                    raw,
+                });
+            }
+        }
+        assert!(hits.list.len() > 1000);
+        let shown = |r: &Recall| {
+            (
+                r.units
+                    .iter()
+                    .map(|u| (u.place, u.score.to_bits()))
+                    .collect::<Vec<_>>(),
+                r.considered
+                    .iter()
+                    .map(|c| (c.ts, c.score.to_bits(), c.verdict))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let defaults = Options::default();
+        for options in [
+            defaults.clone(),
+            // Runs past every hit given first.
+            Options {
+                max_chars: 1_000_000,
+                max_passages: 10_000,
+                ..defaults.clone()
+            },
+            Options {
+                min_score: 1e9,
+                ..defaults.clone()
+            },
+            Options {
+                max_chars: 100,
+                ..defaults.clone()
+            },
+        ] {
+            let all =
+                choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+            for first in [1, 7, 64, 512] {
+                let some =
+                    choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
+                assert_eq!(shown(&some), shown(&all), "{first} first, {options:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_walk_order_is_total_cmp_descending_then_the_later_hit() {
+        let scores = [
+            3.5,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1e300,
+            -2.0,
+            3.5,
+            f64::INFINITY,
+            7.25,
+        ];
+        let mut order: Vec<Ranked> = scores
+            .iter()
+            .enumerate()
+            .map(|(k, s)| Ranked::new(*s, k as u32))
+            .collect();
+        order.sort_unstable();
+        let mut expected: Vec<usize> = (0..scores.len()).collect();
+        expected.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
+        assert_eq!(order.iter().map(Ranked::k).collect::<Vec<_>>(), expected);
+        for r in &order {
+            assert_eq!(r.score().to_bits(), scores[r.k()].to_bits());
+        }
     }
 }

@@ -390,10 +390,13 @@ impl Days {
                     && !scan_days.contains(&entry.day)
                     && !from_index.contains_key(&entry.day)
                     && {
-                        let path = state.layout.archive_file(&owner.key, entry.day);
-                        let now = match (&local_dir, path.file_name().and_then(|n| n.to_str())) {
-                            (Some(dir), Some(name)) => index::Identity::current_at(dir, name)?,
-                            _ => index::Identity::current(&path)?,
+                        let now = match &local_dir {
+                            Some(dir) => {
+                                index::Identity::current_at(dir, &archive_name(entry.day))?
+                            }
+                            None => index::Identity::current(
+                                &state.layout.archive_file(&owner.key, entry.day),
+                            )?,
                         };
                         now == Some(entry.archive)
                     };
@@ -404,6 +407,12 @@ impl Days {
         }
         Ok(from_index)
     }
+}
+
+/// The file name of `day`'s archive, as [`Layout::archive_file`] names
+/// it, without building its path (asked once an archive day).
+fn archive_name(day: NaiveDate) -> String {
+    format!("messages-{day}.jsonl.gz")
 }
 
 /// The parts of a [`View`] as [`read`] puts them together, day by day.
@@ -633,5 +642,23 @@ impl Units for View {
             Part::Loaded { start, units } => units.get(i - start),
             Part::Indexed { .. } => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_archive_is_looked_up_by_the_name_the_layout_gives_it() {
+        for (y, m, d) in [(2026, 3, 23), (1, 1, 1), (999, 12, 31), (9999, 12, 31)] {
+            let day = NaiveDate::from_ymd_opt(y, m, d).unwrap();
+            let name = archive_name(day);
+            assert_eq!(Layout::archive_day(&name), Some(day), "{name}");
+        }
+        assert_eq!(
+            archive_name(NaiveDate::from_ymd_opt(2026, 3, 5).unwrap()),
+            "messages-2026-03-05.jsonl.gz"
+        );
     }
 }

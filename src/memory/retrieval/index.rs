@@ -235,7 +235,20 @@ impl<'a> Cursor<'a> {
         self.pos >= self.bytes.len()
     }
 
+    /// One varint; a one-byte one (most of a postings list's) without
+    /// the loop.
+    #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
+        let b = *self.bytes.get(self.pos)?;
+        if b & 0x80 == 0 {
+            self.pos += 1;
+            return Some(u64::from(b));
+        }
+        self.varint_long()
+    }
+
+    #[inline(never)]
+    fn varint_long(&mut self) -> Option<u64> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
@@ -418,38 +431,52 @@ impl Segment {
 
     /// The postings of a term, doc numbers ascending.
     pub fn postings(&self, info: TermInfo, out: &mut Vec<Posting>) -> anyhow::Result<()> {
+        let bytes = self.postings_bytes(info)?;
+        // Six varints a posting at least: a damaged count reserves no more.
+        out.reserve((info.df as usize).min(bytes.len() / 6));
+        self.decode(&bytes, info.df, |p| out.push(p))
+    }
+
+    /// The postings list of a term as stored, its checksum checked: what
+    /// [`Segment::decode`] reads (once per pass over it, without a copy
+    /// of its postings).
+    pub fn postings_bytes(&self, info: TermInfo) -> anyhow::Result<Vec<u8>> {
         let bytes = self.read(self.postings_off + info.offset, info.len)?;
         if crc32(&bytes) != info.crc {
             return Err(damaged(&self.path, "checksum of a postings list"));
         }
-        let mut c = Cursor::new(&bytes);
-        let mut doc = 0u64;
-        for i in 0..info.df {
-            let (delta, tf, previous_tf, len, previous_len, chars) = (|| {
-                Some((
-                    c.varint()?,
-                    c.varint()?,
-                    c.varint()?,
-                    c.varint()?,
-                    c.varint()?,
-                    c.varint()?,
-                ))
-            })()
-            .ok_or_else(|| damaged(&self.path, "a postings list"))?;
-            doc = if i == 0 { delta } else { doc + delta };
-            if doc >= u64::from(self.docs) {
-                return Err(damaged(&self.path, "a doc number past its docs"));
-            }
-            out.push(Posting {
-                doc: doc as u32,
-                tf: tf.min(u64::from(u16::MAX)) as u16,
-                previous_tf: previous_tf.min(u64::from(u16::MAX)) as u16,
-                len: len as u32,
-                previous_len: previous_len as u32,
-                chars: chars as u32,
-            });
+        Ok(bytes)
+    }
+
+    /// Each of the `df` postings in `bytes` (from
+    /// [`Segment::postings_bytes`]) handed to `each`, doc numbers
+    /// ascending; a list that does not decode, or names a doc past the
+    /// segment's, is [`Damaged`].
+    #[inline]
+    pub fn decode(
+        &self,
+        bytes: &[u8],
+        df: u32,
+        mut each: impl FnMut(Posting),
+    ) -> anyhow::Result<()> {
+        let mut reader = self.reader(bytes, df);
+        while let Some(p) = reader.next()? {
+            each(p);
         }
         Ok(())
+    }
+
+    /// The `df` postings in `bytes` (from [`Segment::postings_bytes`]),
+    /// read as they are asked for.
+    pub fn reader<'a>(&'a self, bytes: &'a [u8], df: u32) -> Reader<'a> {
+        Reader {
+            segment: self,
+            c: Cursor::new(bytes),
+            doc: 0,
+            read: 0,
+            df,
+            peeked: None,
+        }
     }
 
     /// The stored archive lines of block `block` (docs `block *
@@ -534,6 +561,78 @@ impl Segment {
             self.block_lines(block)?;
         }
         Ok(())
+    }
+}
+
+/// A term's postings in one segment, decoded one at a time, doc numbers
+/// ascending ([`Segment::reader`]).
+pub struct Reader<'a> {
+    segment: &'a Segment,
+    c: Cursor<'a>,
+    doc: u64,
+    /// Postings decoded, of `df`.
+    read: u32,
+    df: u32,
+    /// One decoded by [`Reader::next_below`] and not taken.
+    peeked: Option<Posting>,
+}
+
+impl Reader<'_> {
+    /// The next posting; a list that does not decode, or names a doc past
+    /// the segment's, is [`Damaged`].
+    // Inlined into the loops that score: returned through memory, a
+    // posting cost more to take than to decode.
+    #[inline(always)]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> anyhow::Result<Option<Posting>> {
+        if let Some(p) = self.peeked.take() {
+            return Ok(Some(p));
+        }
+        if self.read == self.df {
+            return Ok(None);
+        }
+        let c = &mut self.c;
+        let (delta, tf, previous_tf, len, previous_len, chars) = (|| {
+            Some((
+                c.varint()?,
+                c.varint()?,
+                c.varint()?,
+                c.varint()?,
+                c.varint()?,
+                c.varint()?,
+            ))
+        })()
+        .ok_or_else(|| damaged(&self.segment.path, "a postings list"))?;
+        self.doc = if self.read == 0 {
+            delta
+        } else {
+            self.doc + delta
+        };
+        self.read += 1;
+        if self.doc >= u64::from(self.segment.docs) {
+            return Err(damaged(&self.segment.path, "a doc number past its docs"));
+        }
+        Ok(Some(Posting {
+            doc: self.doc as u32,
+            tf: tf.min(u64::from(u16::MAX)) as u16,
+            previous_tf: previous_tf.min(u64::from(u16::MAX)) as u16,
+            len: len as u32,
+            previous_len: previous_len as u32,
+            chars: chars as u32,
+        }))
+    }
+
+    /// The next posting if its doc is below `end` (else it is kept for
+    /// the next call).
+    #[inline(always)]
+    pub fn next_below(&mut self, end: u32) -> anyhow::Result<Option<Posting>> {
+        match self.next()? {
+            Some(p) if p.doc >= end => {
+                self.peeked = Some(p);
+                Ok(None)
+            }
+            other => Ok(other),
+        }
     }
 }
 

@@ -3,9 +3,6 @@
 //! archive days left in index segments are scored from their postings,
 //! every unit in memory is counted, and both with the statistics of the
 //! whole memory, so a day scores the same whichever way it is read.
-//! Counting and scoring are two steps ([`View::count`], [`Counted::score`])
-//! so that a search over several owners scores each with the statistics
-//! of all ([`super::search()`]).
 
 use super::bm25;
 use super::corpus::{Part, Units, View};
@@ -16,9 +13,28 @@ use super::tokenize::Tokenizer;
 /// query's terms, by term, and its length.
 type Before = (Vec<(u16, u16)>, u32);
 
-/// Per segment, per query term: its postings on the days in use, doc
-/// numbers turned into places in the corpus.
-type Placed = Vec<Vec<Vec<index::Posting>>>;
+/// A segment's days in use, by doc number: (first doc, docs, place of
+/// the first doc, number of its part), ascending.
+type Ranges = Vec<(u32, u32, usize, usize)>;
+
+/// One segment's postings lists of the query's terms, by term: read and
+/// checked once (the first pass: the statistics, each day's first and
+/// last doc), decoded again to be scored (the second); `None` for a term
+/// no doc of the segment has. Each list as stored, and its postings
+/// count.
+type Lists = Vec<Option<(Vec<u8>, u32)>>;
+
+/// What the first pass saw of an indexed day's first and last docs.
+#[derive(Default)]
+struct Ends {
+    /// The first doc's postings (term, own count, previous count), by
+    /// term, and the length and characters they give it.
+    first: Vec<bm25::Tf>,
+    first_len: u32,
+    first_chars: u32,
+    /// The last doc's own counts (those above 0), by term.
+    last: Vec<(u16, u16)>,
+}
 
 /// A counted unit with any query term of its own or of the message
 /// before it.
@@ -60,26 +76,21 @@ impl Hits {
     }
 }
 
-/// The posting of the doc at `place` in a list sorted by place.
-fn posting_at(list: &[index::Posting], place: u32) -> Option<index::Posting> {
-    list.binary_search_by_key(&place, |p| p.doc)
-        .ok()
-        .map(|k| list[k])
-}
-
 /// One view counted for a query and not scored yet: what
 /// [`View::scores`] scores with its own statistics, and a search over
 /// several owners ([`super::search()`]) with theirs summed.
-pub struct Counted {
+pub struct Counted<'a> {
+    view: &'a View,
     stats: bm25::Stats,
+    lists: Vec<Option<Lists>>,
+    ends: Vec<Ends>,
     counted: Vec<Doc>,
-    boundary: Vec<(u32, Before)>,
-    per_segment: Placed,
+    boundary: Vec<(u32, usize, Before)>,
     /// The length of the last message, if there is one.
     last_len: Option<u32>,
 }
 
-impl Counted {
+impl Counted<'_> {
     /// The statistics of this view alone.
     pub fn stats(&self) -> &bm25::Stats {
         &self.stats
@@ -92,24 +103,9 @@ impl Counted {
 
     /// Every counted unit's BM25 score by `scorer` (over this view's
     /// statistics, or more), by place, ascending.
-    pub fn score(self, scorer: &bm25::Scorer) -> Hits {
-        self.scored(scorer, false).0
-    }
-
-    /// [`Counted::score`], and for each hit whether it has a query term
-    /// of its own (not only the message before it has one).
-    pub fn score_with_own(self, scorer: &bm25::Scorer) -> (Hits, Vec<bool>) {
-        self.scored(scorer, true)
-    }
-
-    fn scored(self, scorer: &bm25::Scorer, with_own: bool) -> (Hits, Vec<bool>) {
-        let Counted {
-            counted,
-            boundary,
-            per_segment,
-            ..
-        } = self;
-        let mut hits: Vec<Hit> = counted
+    pub fn score(self, scorer: &bm25::Scorer) -> anyhow::Result<Hits> {
+        let counted: Vec<Hit> = self
+            .counted
             .iter()
             .map(|d| Hit {
                 place: d.place,
@@ -117,34 +113,56 @@ impl Counted {
                 raw: scorer.score(d.len, d.previous_len, &d.tf),
             })
             .collect();
-        let mut own: Vec<bool> = Vec::new();
-        if with_own {
-            own.extend(counted.iter().map(|d| d.tf.iter().any(|t| t.1 > 0)));
-        }
-        drop(counted);
-        for per_term in per_segment.iter().filter(|p| !p.is_empty()) {
-            let from = hits.len();
-            merge_segment(per_term, &boundary, scorer, &mut hits);
-            if with_own {
-                own.extend(hits[from..].iter().map(|h| {
-                    per_term
-                        .iter()
-                        .any(|l| posting_at(l, h.place).is_some_and(|p| p.tf > 0))
-                }));
+        let list =
+            self.view
+                .second_pass(&self.lists, counted, &self.boundary, &self.ends, scorer)?;
+        Ok(Hits { list })
+    }
+
+    /// [`Counted::score`], and for each hit whether it has a query term
+    /// of its own (not only the message before it has one): from the
+    /// counts of the units read, and the postings of the indexed days
+    /// read once more (a search's cost, not an `ask`'s).
+    pub fn score_with_own(self, scorer: &bm25::Scorer) -> anyhow::Result<(Hits, Vec<bool>)> {
+        let mut own = self.own_places()?;
+        own.extend(
+            self.counted
+                .iter()
+                .filter(|d| d.tf.iter().any(|t| t.1 > 0))
+                .map(|d| d.place),
+        );
+        own.sort_unstable();
+        own.dedup();
+        let hits = self.score(scorer)?;
+        let flags = hits
+            .list
+            .iter()
+            .map(|h| own.binary_search(&h.place).is_ok())
+            .collect();
+        Ok((hits, flags))
+    }
+
+    /// The places of the indexed docs with a query term of their own.
+    fn own_places(&self) -> anyhow::Result<Vec<u32>> {
+        let view = self.view;
+        let mut places = Vec::new();
+        for (s, ranges) in view.ranges().into_iter().enumerate() {
+            let Some(Some(per_term)) = self.lists.get(s) else {
+                continue;
+            };
+            for (bytes, df) in per_term.iter().flatten() {
+                let mut r = 0;
+                view.segments[s].decode(bytes, *df, |p| {
+                    if p.tf == 0 {
+                        return;
+                    }
+                    if let Some(&(first, _, start, _)) = in_use(&ranges, &mut r, p.doc) {
+                        places.push((start + (p.doc - first) as usize) as u32);
+                    }
+                })?;
             }
         }
-        if !with_own {
-            // Sorted runs (the counted units, then each segment): a
-            // stable sort merges them.
-            hits.retain(|h| h.raw > 0.0);
-            hits.sort_by_key(|h| h.place);
-            return (Hits { list: hits }, own);
-        }
-        let mut both: Vec<(Hit, bool)> = hits.into_iter().zip(own).collect();
-        both.retain(|(h, _)| h.raw > 0.0);
-        both.sort_by_key(|(h, _)| h.place);
-        let (hits, own) = both.into_iter().unzip();
-        (Hits { list: hits }, own)
+        Ok(places)
     }
 }
 
@@ -156,24 +174,26 @@ impl View {
     pub fn scores(&self, tokenizer: &Tokenizer, terms: &bm25::QueryTerms) -> anyhow::Result<Hits> {
         let counted = self.count(tokenizer, terms)?;
         let scorer = bm25::Scorer::new(terms, &counted.stats);
-        Ok(counted.score(&scorer))
+        counted.score(&scorer)
     }
 
     /// Every unit with any of the query's terms (or whose previous
     /// message has one) counted, and the view's statistics, not scored
-    /// yet ([`Counted::score`]).
+    /// yet ([`Counted::score`]): the first pass over the segments'
+    /// postings, and the units read whole counted.
     pub fn count(
         &self,
         tokenizer: &Tokenizer,
         terms: &bm25::QueryTerms,
-    ) -> anyhow::Result<Counted> {
+    ) -> anyhow::Result<Counted<'_>> {
         let mut stats = bm25::Stats {
             docs: self.len(),
             total_len: 0,
             previous_len: 0,
             df: vec![0; terms.terms.len()],
         };
-        let per_segment = self.placed_postings(terms, &mut stats)?;
+        let mut ends: Vec<Ends> = (0..self.parts.len()).map(|_| Ends::default()).collect();
+        let lists = self.first_pass(terms, &mut stats, &mut ends)?;
         let mut counter = Counter {
             tokenizer,
             terms,
@@ -182,29 +202,30 @@ impl View {
             boundary: Vec::new(),
             previous: None,
         };
-        for part in &self.parts {
+        for (p, part) in self.parts.iter().enumerate() {
             match part {
                 Part::Loaded { start, units } => counter.loaded(*start, units),
-                Part::Indexed { .. } => counter.indexed(part, &per_segment),
+                Part::Indexed { .. } => counter.indexed(part, p, &ends[p]),
             }
         }
         counter.notes(self.messages, &self.notes);
         let (counted, boundary) = (counter.counted, counter.boundary);
         let last_len = counter.previous.map(|(_, len)| len);
         Ok(Counted {
+            view: self,
             stats,
+            lists,
+            ends,
             counted,
             boundary,
-            per_segment,
             last_len,
         })
     }
 
-    /// Per segment: its days in use, by doc number, as (first doc,
-    /// docs, place of the first doc), ascending.
-    fn ranges(&self) -> Vec<Vec<(u32, u32, usize)>> {
-        let mut ranges: Vec<Vec<(u32, u32, usize)>> = vec![Vec::new(); self.segments.len()];
-        for part in &self.parts {
+    /// Per segment: its days in use, by doc number.
+    fn ranges(&self) -> Vec<Ranges> {
+        let mut ranges: Vec<Ranges> = vec![Vec::new(); self.segments.len()];
+        for (p, part) in self.parts.iter().enumerate() {
             if let Part::Indexed {
                 start,
                 segment,
@@ -213,7 +234,7 @@ impl View {
                 ..
             } = part
             {
-                ranges[*segment].push((*doc_start, *count, *start));
+                ranges[*segment].push((*doc_start, *count, *start, p));
             }
         }
         for r in &mut ranges {
@@ -222,68 +243,210 @@ impl View {
         ranges
     }
 
-    /// Each segment's postings of each term, doc numbers turned into
-    /// places (docs and days ascend together, so places ascend too),
-    /// those of days not in use left out; each doc with a term of its
-    /// own counted into `stats.df`. A posting lists a doc with the term
-    /// of its own or of the previous doc of its day.
-    fn placed_postings(
+    /// Each segment's postings lists of the query's terms, read and
+    /// checked, those of days not in use passed over: each doc with a
+    /// term of its own counted into `stats.df`, and each day's first and
+    /// last doc's postings kept in `ends` (by part). A posting lists a
+    /// doc with the term of its own or of the previous doc of its day.
+    fn first_pass(
         &self,
         terms: &bm25::QueryTerms,
         stats: &mut bm25::Stats,
-    ) -> anyhow::Result<Placed> {
-        let mut per_segment: Placed = vec![Vec::new(); self.segments.len()];
-        let mut postings = Vec::new();
-        for (s, ranges) in self.ranges().iter().enumerate() {
+        ends: &mut [Ends],
+    ) -> anyhow::Result<Vec<Option<Lists>>> {
+        let mut all = Vec::with_capacity(self.segments.len());
+        for (s, ranges) in self.ranges().into_iter().enumerate() {
             if ranges.is_empty() {
+                all.push(None);
                 continue;
             }
             let segment = &self.segments[s];
             let mut per_term = Vec::with_capacity(terms.terms.len());
             for (t, term) in terms.terms.iter().enumerate() {
-                let mut list = Vec::new();
-                if let Some(info) = segment.term(term)? {
-                    postings.clear();
-                    segment.postings(info, &mut postings)?;
-                    list = place(&postings, ranges, &mut stats.df[t]);
-                }
-                per_term.push(list);
+                let Some(info) = segment.term(term)? else {
+                    per_term.push(None);
+                    continue;
+                };
+                let bytes = segment.postings_bytes(info)?;
+                let df = &mut stats.df[t];
+                let mut r = 0;
+                segment.decode(&bytes, info.df, |p| {
+                    let Some(&(first, count, _, part)) = in_use(&ranges, &mut r, p.doc) else {
+                        return;
+                    };
+                    if p.tf > 0 {
+                        *df += 1;
+                    }
+                    let ends = &mut ends[part];
+                    if p.doc == first {
+                        ends.first.push((t as u16, p.tf, p.previous_tf));
+                        (ends.first_len, ends.first_chars) = (p.len, p.chars);
+                    }
+                    if p.doc == first + count - 1 && p.tf > 0 {
+                        ends.last.push((t as u16, p.tf));
+                    }
+                })?;
+                per_term.push(Some((bytes, info.df)));
             }
-            per_segment[s] = per_term;
+            all.push(Some(per_term));
         }
-        Ok(per_segment)
+        Ok(all)
+    }
+
+    /// Every hit, by place: the parts walked in order, the counted
+    /// units' hits (`counted`, by place) taken in turn, and each indexed
+    /// day scored from its segment's lists, its terms' postings added up
+    /// one term at a time (in term order, as [`bm25::Scorer::score`]
+    /// adds them: the same sum), its first doc joined to the message
+    /// before it where `boundary` says so. Only scores above 0 are kept.
+    fn second_pass(
+        &self,
+        lists: &[Option<Lists>],
+        counted: Vec<Hit>,
+        boundary: &[(u32, usize, Before)],
+        ends: &[Ends],
+        scorer: &bm25::Scorer,
+    ) -> anyhow::Result<Vec<Hit>> {
+        // Per segment, per term: how far its list is read.
+        let mut readers: Vec<Vec<Option<index::Reader>>> =
+            (0..lists.len()).map(|s| self.readers(s, lists)).collect();
+        // Per segment: the end of the last day scored from it.
+        let mut read_to: Vec<u32> = vec![0; lists.len()];
+        let postings: usize = lists
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .map(|l| l.1 as usize)
+            .sum();
+        // Room for every hit; only what is written of it is touched.
+        let mut hits = Vec::with_capacity(counted.len() + boundary.len() + postings);
+        let keep = |hits: &mut Vec<Hit>, hit: Hit| {
+            if hit.raw > 0.0 {
+                hits.push(hit);
+            }
+        };
+        let mut counted = counted.into_iter().peekable();
+        let mut boundary = boundary.iter().peekable();
+        let (mut day, mut chars): (Vec<f64>, Vec<u32>) = (Vec::new(), Vec::new());
+        for (p, part) in self.parts.iter().enumerate() {
+            let end = match part {
+                Part::Loaded { start, units } => start + units.len(),
+                Part::Indexed { start, count, .. } => start + *count as usize,
+            };
+            // (The only counted unit of an indexed day is its first doc.)
+            while let Some(hit) = counted.next_if(|h| (h.place as usize) < end) {
+                keep(&mut hits, hit);
+            }
+            let Part::Indexed {
+                start,
+                segment,
+                doc_start,
+                count,
+                ..
+            } = part
+            else {
+                continue;
+            };
+            let (first, last) = (*doc_start, doc_start + count);
+            if first < read_to[*segment] {
+                // Days not in doc order: the lists read again.
+                readers[*segment] = self.readers(*segment, lists);
+            }
+            read_to[*segment] = last;
+            day.clear();
+            day.resize(*count as usize, 0.0);
+            chars.clear();
+            chars.resize(*count as usize, 0);
+            for (t, reader) in readers[*segment].iter_mut().enumerate() {
+                let Some(reader) = reader else {
+                    continue;
+                };
+                while let Some(posting) = reader.next_below(last)? {
+                    if posting.doc < first {
+                        // Of a day not in use.
+                        continue;
+                    }
+                    let d = (posting.doc - first) as usize;
+                    let norm = scorer.norm(posting.len, posting.previous_len);
+                    day[d] += scorer.term(t as u16, posting.tf, posting.previous_tf, norm);
+                    chars[d] = posting.chars;
+                }
+            }
+            let joined = boundary.next_if(|b| b.1 == p);
+            for (d, (&raw, &chars)) in day.iter().zip(&chars).enumerate() {
+                let place = (start + d) as u32;
+                match joined {
+                    Some((_, _, (before, before_len))) if d == 0 => {
+                        keep(
+                            &mut hits,
+                            joined_hit(place, &ends[p], before, *before_len, scorer),
+                        );
+                    }
+                    _ => keep(&mut hits, Hit { place, chars, raw }),
+                }
+            }
+        }
+        for hit in counted {
+            keep(&mut hits, hit);
+        }
+        Ok(hits)
+    }
+
+    /// A reader of each of segment `s`'s lists, by term.
+    fn readers<'a>(
+        &'a self,
+        s: usize,
+        lists: &'a [Option<Lists>],
+    ) -> Vec<Option<index::Reader<'a>>> {
+        lists[s]
+            .iter()
+            .flatten()
+            .map(|list| {
+                list.as_ref()
+                    .map(|(bytes, df)| self.segments[s].reader(bytes, *df))
+            })
+            .collect()
     }
 }
 
-/// `postings` (by doc number) of the days in `ranges` (sorted), as
-/// places; `df` counts those with the term of their own.
-fn place(
-    postings: &[index::Posting],
-    ranges: &[(u32, u32, usize)],
-    df: &mut u32,
-) -> Vec<index::Posting> {
-    let mut list = Vec::new();
-    let mut r = 0;
-    for p in postings {
-        while r < ranges.len() && p.doc >= ranges[r].0 + ranges[r].1 {
-            r += 1;
-        }
-        if r == ranges.len() {
-            break;
-        }
-        let (first, _, start) = ranges[r];
-        if p.doc < first {
-            continue;
-        }
-        if p.tf > 0 {
-            *df += 1;
-        }
-        list.push(index::Posting {
-            doc: (start + (p.doc - first) as usize) as u32,
-            ..*p
-        });
+/// A day's first doc (at `place`, its postings seen in `ends`) joined
+/// to the message before it (its own counts `before`, `before_len`
+/// terms): as [`Scorer::score`](bm25::Scorer::score) scores any other.
+fn joined_hit(
+    place: u32,
+    ends: &Ends,
+    before: &[(u16, u16)],
+    before_len: u32,
+    scorer: &bm25::Scorer,
+) -> Hit {
+    let own: Vec<(u16, u16)> = ends
+        .first
+        .iter()
+        .filter(|d| d.1 > 0)
+        .map(|&(t, n, _)| (t, n))
+        .collect();
+    let tf = bm25::expand(&own, before);
+    Hit {
+        place,
+        chars: ends.first_chars,
+        raw: scorer.score(ends.first_len, before_len, &tf),
     }
-    list
+}
+
+/// The day in use (of `ranges`, sorted) holding doc `doc`, looked for
+/// from `*r` on (docs come ascending); `None` for a doc of a day not in
+/// use.
+#[inline]
+fn in_use<'a>(
+    ranges: &'a [(u32, u32, usize, usize)],
+    r: &mut usize,
+    doc: u32,
+) -> Option<&'a (u32, u32, usize, usize)> {
+    while *r < ranges.len() && doc >= ranges[*r].0 + ranges[*r].1 {
+        *r += 1;
+    }
+    ranges.get(*r).filter(|range| doc >= range.0)
 }
 
 /// Every part in order, the previous message's own counts and length
@@ -297,7 +460,7 @@ struct Counter<'a> {
     counted: Vec<Doc>,
     /// By place, ascending (the parts are in order): looked up by a
     /// cursor in the merge, not hashed once per doc.
-    boundary: Vec<(u32, Before)>,
+    boundary: Vec<(u32, usize, Before)>,
     previous: Option<Before>,
 }
 
@@ -335,14 +498,13 @@ impl Counter<'_> {
         }
     }
 
-    /// A day left in its segment: its statistics from its entry, its
-    /// first doc joined to the message before it, its last doc's own
-    /// counts carried on.
-    fn indexed(&mut self, part: &Part, per_segment: &Placed) {
+    /// A day left in its segment (part `p`, whose first and last docs'
+    /// postings are `ends`): its statistics from its entry, its first doc
+    /// joined to the message before it, its last doc's own counts carried
+    /// on.
+    fn indexed(&mut self, part: &Part, p: usize, ends: &Ends) {
         let Part::Indexed {
             start,
-            segment,
-            count,
             len_sum,
             first_len,
             first_chars,
@@ -352,17 +514,15 @@ impl Counter<'_> {
         else {
             return;
         };
-        let lists = &per_segment[*segment];
-        let (first, last) = (*start as u32, (*start + *count as usize - 1) as u32);
+        let first = *start as u32;
         self.stats.total_len += len_sum;
         // Within the day, every doc but the last is one's previous.
         self.stats.previous_len += len_sum - u64::from(*last_len);
         if let Some((tf, len)) = self.previous.take() {
             self.stats.previous_len += u64::from(len);
-            let listed = lists.iter().any(|l| posting_at(l, first).is_some());
-            if listed {
+            if !ends.first.is_empty() {
                 // Stored without a previous doc (see `index`).
-                self.boundary.push((first, (tf, len)));
+                self.boundary.push((first, p, (tf, len)));
             } else if !tf.is_empty() {
                 // By the words of the message before it alone.
                 self.counted.push(Doc {
@@ -374,13 +534,7 @@ impl Counter<'_> {
                 });
             }
         }
-        let own_of_last = lists
-            .iter()
-            .enumerate()
-            .filter_map(|(t, l)| posting_at(l, last).map(|p| (t as u16, p.tf)))
-            .filter(|(_, own)| *own > 0)
-            .collect();
-        self.previous = Some((own_of_last, *last_len));
+        self.previous = Some((ends.last.clone(), *last_len));
     }
 
     /// Summary lines stand alone, after the `messages` messages.
@@ -397,54 +551,5 @@ impl Counter<'_> {
                 });
             }
         }
-    }
-}
-
-/// One segment's hits: a merge of the terms' lists by place, a day's
-/// first doc joined to the message before it (`boundary`).
-fn merge_segment(
-    per_term: &[Vec<index::Posting>],
-    boundary: &[(u32, Before)],
-    scorer: &bm25::Scorer,
-    hits: &mut Vec<Hit>,
-) {
-    let mut tf: Vec<bm25::Tf> = Vec::with_capacity(per_term.len());
-    let mut own: Vec<(u16, u16)> = Vec::with_capacity(per_term.len());
-    let mut heads = vec![0usize; per_term.len()];
-    let mut next_boundary = 0;
-    loop {
-        let mut place = u32::MAX;
-        for (t, list) in per_term.iter().enumerate() {
-            if let Some(p) = list.get(heads[t]) {
-                place = place.min(p.doc);
-            }
-        }
-        if place == u32::MAX {
-            break;
-        }
-        tf.clear();
-        let (mut len, mut previous_len, mut chars) = (0, 0, 0);
-        for (t, list) in per_term.iter().enumerate() {
-            if let Some(p) = list.get(heads[t])
-                && p.doc == place
-            {
-                tf.push((t as u16, p.tf, p.previous_tf));
-                (len, previous_len, chars) = (p.len, p.previous_len, p.chars);
-                heads[t] += 1;
-            }
-        }
-        while boundary.get(next_boundary).is_some_and(|b| b.0 < place) {
-            next_boundary += 1;
-        }
-        if let Some((_, (before, before_len))) =
-            boundary.get(next_boundary).filter(|b| b.0 == place)
-        {
-            own.clear();
-            own.extend(tf.iter().filter(|d| d.1 > 0).map(|&(t, n, _)| (t, n)));
-            tf = bm25::expand(&own, before);
-            previous_len = *before_len;
-        }
-        let raw = scorer.score(len, previous_len, &tf);
-        hits.push(Hit { place, chars, raw });
     }
 }

@@ -179,7 +179,7 @@ fn rank(
     };
     let mut candidates = Vec::new();
     for (o, (view, counted)) in views.iter().zip(counted).enumerate() {
-        let (hits, own) = counted.score_with_own(&scorer);
+        let (hits, own) = counted.score_with_own(&scorer)?;
         let n = view.messages();
         for (k, own) in own.into_iter().enumerate() {
             // A search lists what says the words: a message scored only by
@@ -191,7 +191,7 @@ fn rank(
             let place = hits.list[k].place as usize;
             // Its own score and its neighbours' shares (within the
             // owner), the dates the query names, as recall scores.
-            let before_recency = choose::hit_score(view, &hits.list, k, terms, &every)?;
+            let before_recency = choose::dated_hit_score(view, n, &hits.list, k, terms, &every)?;
             let recency = if place < n {
                 (place + 1) as f64 / n as f64
             } else {
