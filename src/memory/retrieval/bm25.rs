@@ -262,6 +262,19 @@ impl<'a> Scorer<'a> {
 mod tests {
     use super::*;
 
+    /// Each text's counts of the query's terms, sorted by term (as the
+    /// corpus keeps them).
+    fn sorted_counts(t: &Tokenizer, q: &QueryTerms, texts: &[&str]) -> Vec<Counts> {
+        texts
+            .iter()
+            .map(|d| {
+                let mut c = count(t, q, d);
+                c.tf.sort_unstable();
+                c
+            })
+            .collect()
+    }
+
     #[test]
     fn rarer_terms_weigh_more_and_absent_ones_nothing() {
         let t = Tokenizer::new();
@@ -292,14 +305,7 @@ mod tests {
             "we went to the beach with the kids",
             "my sister called me yesterday",
         ];
-        let docs: Vec<Counts> = texts
-            .iter()
-            .map(|d| {
-                let mut c = count(&t, &q, d);
-                c.tf.sort_unstable();
-                c
-            })
-            .collect();
+        let docs = sorted_counts(&t, &q, &texts);
         let s = scores(&q, &docs, docs.len());
         // The answer has none of the words, but its question does.
         assert!(s[2] > 0.0, "{s:?}");
@@ -328,14 +334,7 @@ mod tests {
                 "the weather was nice and sunny"
             });
         }
-        let docs: Vec<Counts> = texts
-            .iter()
-            .map(|d| {
-                let mut c = count(&t, &q, d);
-                c.tf.sort_unstable();
-                c
-            })
-            .collect();
+        let docs = sorted_counts(&t, &q, &texts);
         let s = scores(&q, &docs, 0);
         // Plain BM25 (idf to the power 1) ranks the name said twice in a
         // short message first.

@@ -36,6 +36,18 @@ use super::{Options, Unit, Units, bm25, choose, corpus, index, tokenize};
 use crate::memory::owners::Owner;
 use crate::state::State;
 
+/// Options that rank every hit alone: no budget, no neighbours taken
+/// along, no floor, no recency prior.
+fn every_hit() -> Options {
+    Options {
+        max_chars: usize::MAX,
+        max_passages: usize::MAX,
+        neighbours: 0,
+        min_score: 0.0,
+        recency_weight: 0.0,
+    }
+}
+
 /// One hit: a stored message or a summary line, whose it is, and its
 /// score (BM25 with a share of its neighbours' and the recency prior, as
 /// recall scores).
@@ -169,14 +181,8 @@ fn rank(
         .collect::<anyhow::Result<_>>()?;
     let stats = summed(terms, &counted);
     let scorer = bm25::Scorer::new(terms, &stats);
-    let every = Options {
-        max_chars: usize::MAX,
-        max_passages: usize::MAX,
-        neighbours: 0,
-        min_score: 0.0,
-        // Applied below, per owner.
-        recency_weight: 0.0,
-    };
+    // The recency prior is applied below, per owner.
+    let every = every_hit();
     let mut candidates = Vec::new();
     for (o, (view, counted)) in views.iter().zip(counted).enumerate() {
         let (hits, own) = counted.score_with_own(&scorer)?;
@@ -350,13 +356,7 @@ mod tests {
             units,
             messages: n_messages,
         };
-        let every = Options {
-            max_chars: usize::MAX,
-            max_passages: usize::MAX,
-            neighbours: 0,
-            min_score: 0.0,
-            recency_weight: 0.0,
-        };
+        let every = super::every_hit();
         let ranked = super::super::rank(&tokenizer, &merged, &terms, &[], None, &every);
         let mut hits: Vec<Hit> = Vec::new();
         for recalled in ranked.units {
