@@ -149,3 +149,21 @@ fn a_groups_memory_is_recalled_for_its_members_in_the_group_only(cli: RealCli) {
         );
     }
 }
+
+real_cli_test!(search_memory_reads_the_recall_index_under_confinement);
+fn search_memory_reads_the_recall_index_under_confinement(cli: RealCli) {
+    let env = world();
+    // The index written: the tool's server (claude's child, under its
+    // confinement) reads the archived days from it.
+    env.run(["session", "reindex"]).succeeds();
+    assert!(
+        env.sessions_dir().join(".recall/alice").is_dir(),
+        "alice's memory is indexed"
+    );
+    let (bodies, result) = ask(cli, &env, &["--user", "alice"], QUESTION, QUESTION);
+    assert!(result.contains("Pepper"), "{result}");
+    assert!(
+        !bodies.contains("Rocket") && !bodies.contains("lake house dog"),
+        "bob's memory reached alice's request"
+    );
+}

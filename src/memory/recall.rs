@@ -74,9 +74,10 @@ impl Scope {
 }
 
 /// What the server for `person` (in `key`'s memory) reads, as absolute
-/// paths: the config, that one memory's log, summaries and archives, and
-/// the person's profile. A confined claude may read these and no other
-/// file of the state dir.
+/// paths: the config, that one memory's log, summaries, archives and
+/// recall index (ranked search reads the indexed days from it), and the
+/// person's profile. A confined claude may read these and no other file
+/// of the state dir.
 pub fn readable_paths(state: &State, person: &UserId, key: &MemoryKey) -> Vec<std::path::PathBuf> {
     let layout = &state.layout;
     [
@@ -84,6 +85,7 @@ pub fn readable_paths(state: &State, person: &UserId, key: &MemoryKey) -> Vec<st
         layout.stm_dir(key),
         layout.summaries_dir(key),
         layout.archive_dir(key),
+        layout.recall_index_dir(key),
         layout.profile_file(person),
     ]
     .into_iter()
