@@ -52,19 +52,17 @@ impl Scope {
         person: &UserId,
         conversation: Option<&MemoryKey>,
     ) -> anyhow::Result<Self> {
+        // Only a conversation can be refused: a person always sees their
+        // own memory (a `UserId` is never a conversation's key).
         let owner = owners::visible_to(state, person, conversation)?.ok_or_else(|| {
-            usage(match conversation {
-                None => format!(
-                    "{person} is a conversation, not a person; pass --user PERSON \
-                     --conversation {person}"
-                ),
-                Some(key) => format!(
-                    "{person} is not a member of conversation {} (never wrote in it, \
-                     or there is no such conversation), so its memory is not theirs to search",
-                    key.conversation_key()
-                        .map_or_else(|| key.to_string(), |k| k.as_str().to_owned())
-                ),
-            })
+            let named = conversation.map_or_else(String::new, |key| {
+                key.conversation_key()
+                    .map_or_else(|| key.to_string(), |k| k.as_str().to_owned())
+            });
+            usage(format!(
+                "{person} is not a member of conversation {named} (never wrote in it, \
+                 or there is no such conversation), so its memory is not theirs to search"
+            ))
         })?;
         Ok(Self {
             person: person.clone(),
