@@ -137,17 +137,14 @@ pub fn visible_to(
 /// Every person: owners that are people, and everyone a membership record
 /// names (a group-only sender has no folder of their own).
 pub fn people(state: &State) -> anyhow::Result<Vec<UserId>> {
-    let all = owners(state)?;
-    let conversations: BTreeSet<&MemoryKey> = all
+    let mut people: BTreeSet<UserId> = owners(state)?
         .iter()
-        .filter(|o| o.kind == OwnerKind::Conversation)
-        .map(|o| &o.key)
+        .filter_map(|o| o.key.person_id())
         .collect();
-    let mut people: BTreeSet<UserId> = all.iter().filter_map(|o| o.key.person_id()).collect();
+    // A memberships folder is a person's: a `UserId` never names a
+    // conversation.
     for entry in read_dir_optional(&state.layout.memberships_root())? {
-        if let Some(id) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok())
-            && !conversations.contains(&MemoryKey::person(&id))
-        {
+        if let Some(id) = entry.file_name().to_str().and_then(|n| UserId::new(n).ok()) {
             people.insert(id);
         }
     }

@@ -94,12 +94,8 @@ pub fn people(state: &State, now: DateTime<Utc>) -> anyhow::Result<Vec<UserStats
         );
     }
     let mut persons: BTreeSet<UserId> = all.iter().filter_map(|o| o.key.person_id()).collect();
-    persons.extend(
-        activity
-            .keys()
-            .filter(|k| !conversations.contains(&MemoryKey::person(k)))
-            .cloned(),
-    );
+    // A sender's id is a person's: a `UserId` never names a conversation.
+    persons.extend(activity.keys().cloned());
     let mut rows = Vec::new();
     // Reads every person's files: on a terminal, say how far it is.
     let progress = crate::progress::Progress::new("users", persons.len());
