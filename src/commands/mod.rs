@@ -33,7 +33,7 @@ use crate::claude::{self, Claude};
 
 use crate::cli::{ClaudeArgs, Cli, Command};
 use crate::error::{Exit, failure};
-use crate::layout::{MemoryKey, UserId};
+use crate::layout::{MemoryKey, MemoryOf, UserId};
 use crate::memory::user_data;
 use crate::state::State;
 use crate::state::dir::{self as state_dir, EffectiveStateDir};
@@ -96,14 +96,12 @@ pub fn existing_user(state: &State, key: &MemoryKey) -> anyhow::Result<()> {
     if user_data::has_data(state, key) {
         return Ok(());
     }
-    let what = match (key.conversation_key(), key.person_id()) {
-        (Some(conversation), _) => format!("conversation {:?}", conversation.as_str()),
-        (None, person) => {
-            if let Some(person) = person {
-                person.require_id_rules()?;
-            }
-            format!("user {:?}", key.as_str())
+    let what = match key.of() {
+        MemoryOf::Person(person) => {
+            person.require_id_rules()?;
+            format!("user {:?}", person.as_str())
         }
+        MemoryOf::Conversation(conversation) => format!("conversation {:?}", conversation.as_str()),
     };
     Err(failure(
         Exit::UnknownUser,

@@ -32,7 +32,8 @@ mod summaries;
 use std::path::{Path, PathBuf};
 
 pub use names::{
-    CONVERSATION_MARK, ChannelName, ConversationKey, MAX_NAME_LEN, MemoryKey, TopicSlug, UserId,
+    CONVERSATION_MARK, ChannelName, ConversationKey, MAX_NAME_LEN, MemoryKey, MemoryOf, TopicSlug,
+    UserId,
 };
 
 /// How a day is written in file names (`messages-2026-03-23.jsonl.gz`,

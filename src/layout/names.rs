@@ -287,6 +287,14 @@ impl MemoryKey {
         (!self.is_conversation()).then(|| UserId(self.0.clone()))
     }
 
+    /// Whose memory this is, as one of the two.
+    pub fn of(&self) -> MemoryOf {
+        match self.conversation_key() {
+            Some(key) => MemoryOf::Conversation(key),
+            None => MemoryOf::Person(UserId(self.0.clone())),
+        }
+    }
+
     /// The owner of a per-key folder or file name (`stm/<name>`,
     /// `memberships/<user>/<name>` …): a user id, or `#` and a valid
     /// conversation key. Anything else (left by hand or another tool) is
@@ -299,6 +307,13 @@ impl MemoryKey {
             None => UserId::new(name).ok().map(|user| Self::person(&user)),
         }
     }
+}
+
+/// Whose memory a [`MemoryKey`] names: [`MemoryKey::of`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemoryOf {
+    Person(UserId),
+    Conversation(ConversationKey),
 }
 
 impl UserId {
