@@ -145,6 +145,15 @@ fn populate(env: &TestEnv) {
     env.run(["session", "clear", "--user", PERSON, "--yes"])
         .succeeds();
     ask_as(env, PERSON, None, "m2", "back again");
+    // An ask that failed, and its redelivery that failed again: the
+    // message's lock and the failure record are left for prune.
+    for _ in 0..2 {
+        env.run(["ask", "--user", PERSON, "--msg-id", "f1", "--claude-bin"])
+            .arg(fake_claude())
+            .env("FAKE_CLAUDE_EXIT", "1")
+            .args(["--", "this one fails"])
+            .fails(Exit::ClaudeFailed);
+    }
     // What a killed compaction leaves (only a crash makes one).
     write_file(&env.sessions_dir().join(".journal/U1.json"), b"{}\n");
 }

@@ -55,6 +55,27 @@ impl Layout {
         self.locks_dir().join("inflight")
     }
 
+    /// Whose per-message lock or failure record `name` (a file name in
+    /// [`Self::inflight_dir`]) is: the owner's folder name, as
+    /// [`Self::inflight_lock_file`] wrote it; `None` for any other name.
+    pub fn inflight_owner(name: &str) -> Option<&str> {
+        let stem = name
+            .strip_suffix(".lock")
+            .or_else(|| name.strip_suffix(".failed"))?;
+        // The hash is the last part: an owner's id may hold a `-` itself.
+        let (owner, hash) = stem.rsplit_once('-')?;
+        (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(owner)
+    }
+
+    /// The per-message lock a failure record (or the lock itself) in
+    /// [`Self::inflight_dir`] belongs to.
+    pub fn inflight_lock_of(path: &std::path::Path) -> PathBuf {
+        match path.to_str().and_then(|p| p.strip_suffix(".failed")) {
+            Some(stem) => PathBuf::from(format!("{stem}.lock")),
+            None => path.to_owned(),
+        }
+    }
+
     /// Beside the message lock: how the last retry of a redelivered message
     /// failed, so the redeliveries that waited for it share that failure
     /// instead of each calling claude again.

@@ -292,6 +292,23 @@ mod tests {
             Layout::archive_day(&name(layout.archive_file(&MemoryKey::person(&u), day))),
             Some(day)
         );
+        // A per-message lock's owner, an id with a `-` of its own too.
+        for owner in ["U1", "U1-abcdef0123456789", "#G1"] {
+            let key = MemoryKey::from_folder_name(owner).unwrap();
+            for file in [
+                layout.inflight_lock_file(&key, "m1"),
+                layout.inflight_failure_file(&key, "m1"),
+            ] {
+                assert_eq!(Layout::inflight_owner(&name(file.clone())), Some(owner));
+                assert_eq!(
+                    Layout::inflight_lock_of(&file),
+                    layout.inflight_lock_file(&key, "m1")
+                );
+            }
+        }
+        for other in ["U1.lock", "U1-08a98b07.lock", "U1-08a98b07b5509b6b.tmp"] {
+            assert_eq!(Layout::inflight_owner(other), None, "{other}");
+        }
         let daily = name(layout.daily_file(&MemoryKey::person(&u), day));
         assert_eq!(
             Layout::markdown_stem(&daily).and_then(Layout::daily_day),

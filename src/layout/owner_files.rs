@@ -77,6 +77,11 @@ pub enum Rule {
     /// A file in every member's memberships folder, named by the
     /// conversation: `memberships/<person>/<conversation>`.
     InEveryMember,
+    /// Files in the folder of everyone's per-message locks, named by the
+    /// owner and a message id's hash: `.locks/inflight/<owner>-<hash>.lock`
+    /// and `.failed` (what an `ask` that failed leaves until `maintain`
+    /// prunes it).
+    Inflight,
 }
 
 /// What an entry may hold below its path: a test of the path relative
@@ -100,6 +105,7 @@ pub enum Id {
     CompactionLock,
     Memberships,
     MembershipRecords,
+    Inflight,
     RecallIndex,
     Ledger,
     LegacyLedger,
@@ -280,6 +286,16 @@ pub const ENTRIES: &[OwnerFile] = &[
         marks_owner: false,
     },
     OwnerFile {
+        id: Id::Inflight,
+        name: "per-message locks and failure records (.locks/inflight/<owner>-<hash>.lock, .failed)",
+        class: Class::Lock,
+        whose: Whose::Both,
+        rule: Rule::Inflight,
+        holds: Holds::File,
+        inner: &[],
+        marks_owner: false,
+    },
+    OwnerFile {
         id: Id::RecallIndex,
         name: "recall index (.recall/<owner>/)",
         class: Class::Derived,
@@ -332,13 +348,14 @@ impl OwnerFile {
         }
     }
 
-    /// Its one path for `owner`; `None` for an entry kept in other
-    /// owners' folders ([`Rule::InEveryMember`]).
+    /// Its one path for `owner`; `None` for an entry of many files in
+    /// folders that are not the owner's ([`Rule::InEveryMember`],
+    /// [`Rule::Inflight`]).
     pub fn path(&self, layout: &Layout, owner: &MemoryKey) -> Option<PathBuf> {
         match self.rule {
             Rule::Own(path) => Some(path(layout, owner)),
             Rule::Person(path) => owner.person_id().map(|person| path(layout, &person)),
-            Rule::InEveryMember => None,
+            Rule::InEveryMember | Rule::Inflight => None,
         }
     }
 
@@ -405,6 +422,14 @@ impl OwnerFile {
                     && parts.next().is_none()
                     && person.is_some_and(|p| UserId::new(p).is_ok());
             }
+            Rule::Inflight => {
+                return path.parent() == Some(layout.inflight_dir().as_path())
+                    && path
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .and_then(Layout::inflight_owner)
+                        == Some(owner.as_str());
+            }
         };
         if path == own {
             return true;
@@ -442,7 +467,8 @@ pub fn entry_naming(layout: &Layout, owner: &MemoryKey, path: &Path) -> Option<&
 
 /// Files of the state dir that are nobody's: the config, the LTM index,
 /// the channel's and the maintenance ledger, topic notes, channel-wide
-/// locks, broker logs. Whether `path` (under the state dir) is one.
+/// locks (not the per-message ones: [`Rule::Inflight`]), broker logs.
+/// Whether `path` (under the state dir) is one.
 pub fn is_shared_file(layout: &Layout, path: &Path) -> bool {
     let name = path
         .file_name()
@@ -457,8 +483,6 @@ pub fn is_shared_file(layout: &Layout, path: &Path) -> bool {
         || path == layout.maintain_lock_file()
         || (parent == layout.costs_dir() && Layout::is_channel_ledger(name))
         || (parent == layout.topics_dir() && Layout::markdown_stem(name).is_some())
-        || (parent == layout.inflight_dir()
-            && (name.ends_with(".lock") || name.ends_with(".failed")))
         || parent == layout.logs_dir()
         || parent == layout.archive_logs_dir()
 }
@@ -487,6 +511,8 @@ impl Layout {
                 // person's would be (it never exists for a conversation).
                 Rule::Person(rule) => rule(self, &UserId::folder_of(user)),
                 Rule::InEveryMember => continue,
+                // One of its files: the folders above it are what count.
+                Rule::Inflight => self.inflight_lock_file(user, ""),
             };
             let mut chain: Vec<PathBuf> = path
                 .ancestors()
@@ -543,11 +569,12 @@ mod tests {
             "costs/users",
             ".locks",
             ".locks/compact",
+            ".locks/inflight",
             ".locks/users",
         ] {
             assert!(owned.contains(&s(want)), "{want}: {owned:?}");
         }
-        assert_eq!(owned.len(), 24, "{owned:?}");
+        assert_eq!(owned.len(), 25, "{owned:?}");
         // The same folders for a conversation's key.
         let g = MemoryKey::conversation(&ConversationKey::new("G1").unwrap());
         let of_g: Vec<String> = layout

@@ -94,8 +94,9 @@ pub fn migrate(state: &State, key: &ConversationKey) -> anyhow::Result<bool> {
             Rule::Own(path) => {
                 moved |= move_entry(&path(layout, &legacy), &path(layout, &memory), fsync)?;
             }
-            // A person's entry never moves with a conversation.
-            Rule::Person(_) => {}
+            // A person's entry never moves with a conversation; per-message
+            // locks are per name (and never migrate).
+            Rule::Person(_) | Rule::Inflight => {}
             Rule::InEveryMember => {
                 for sender in members(state, &legacy)? {
                     moved |= move_entry(

@@ -139,6 +139,7 @@ pub(super) fn entry_targets(
         | Id::CompactionLock
         | Id::Memberships
         | Id::MembershipRecords
+        | Id::Inflight
         | Id::RecallIndex
         | Id::Ledger
         | Id::LegacyLedger

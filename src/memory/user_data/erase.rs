@@ -56,6 +56,7 @@ pub fn erase(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<PathBuf>> {
             removed.push(path);
         }
     }
+    removed.extend(erase_inflight(state, user)?);
     let owned = owned_topics(state, user)?;
     {
         let index = state.lock_index()?;
@@ -77,6 +78,37 @@ pub fn erase(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<PathBuf>> {
     let lock_path = lock.path().to_owned();
     lock.remove()?;
     removed.push(lock_path);
+    Ok(removed)
+}
+
+/// The owner's per-message locks and failure records (their names hold
+/// the owner's id; a failure record, the error an answer failed with),
+/// which an `ask` that failed leaves until `maintain` prunes them. One
+/// held by an `ask` still answering is left to it: it removes its own
+/// lock when done, and its reply is not logged (`append_answer`).
+fn erase_inflight(state: &State, owner: &MemoryKey) -> anyhow::Result<Vec<PathBuf>> {
+    let mut locks: Vec<PathBuf> =
+        crate::store::fs::read_dir_optional(&state.layout.inflight_dir())?
+            .iter()
+            .filter(|entry| {
+                entry.file_name().to_str().and_then(Layout::inflight_owner) == Some(owner.as_str())
+            })
+            .map(|entry| Layout::inflight_lock_of(&entry.path()))
+            .collect();
+    locks.sort();
+    locks.dedup();
+    let mut removed = Vec::new();
+    for path in locks {
+        let Some(lock) = crate::store::lock::FileLock::try_acquire(&path)? else {
+            continue;
+        };
+        let record = path.with_extension("failed");
+        if remove_if_exists(&record)? {
+            removed.push(record);
+        }
+        lock.remove()?;
+        removed.push(path);
+    }
     Ok(removed)
 }
 
