@@ -13,6 +13,8 @@
 #   SHARED_FS_TWO_HOST_ROUNDS=50  rounds of one message id through both
 #                          mounts, and of a fresh state dir written from both
 #   SHARED_FS_ONLY_NEW=1   only those two and the vanished-mount check
+#   SHARED_FS_ONLY=part    only one part: primitives, tool, scale or hosts
+#   SHARED_FS_RENAME_ROUNDS=30  rounds of each rename probe
 #
 # It installs glusterfs-server and glusterfs-client when missing, runs
 # glusterd with its state, logs, sockets and pid files under a temporary
@@ -60,7 +62,7 @@ grep " $work/m1 " /proc/mounts | sed 's/^/shared-fs: /' >&2
 # --- the suite ---------------------------------------------------------------------
 # Every Python step has a timeout too: a hung mount fails the run.
 timeout 1500 python3 "$here/suite.py" \
-  --m1 "$work/m1" --m2 "$work/m2" --m3 "$work/m3" ${SHARED_FS_ONLY_NEW:+--only-new} --brick "$work/brick-$volume" \
+  --m1 "$work/m1" --m2 "$work/m2" --m3 "$work/m3" ${SHARED_FS_ONLY_NEW:+--only-new} ${SHARED_FS_ONLY:+--only "$SHARED_FS_ONLY"} --brick "$work/brick-$volume" \
   --bin "$bin" --fake-claude "$repo/tests/fake-claude" ||
   die "the suite failed (see above)"
 say "passed"

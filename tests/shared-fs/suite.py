@@ -127,7 +127,7 @@ def open_synced(path):
     try:
         os.fsync(fd)
     except OSError:
-        os.close(fd)
+        close_quietly(fd)
         raise
     return fd
 
@@ -149,29 +149,56 @@ STALE_DEADLINE_S = 10.0
 TRIES = []  # tries each read_direct took, for the printed figures
 
 
+def close_quietly(fd):
+    """Close a descriptor of a file found stale: GlusterFS's close (its
+    flush) then fails ENOENT too, which the tool never sees (Rust's File
+    ignores an error of close on drop)."""
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class Absent(FileNotFoundError):
+    """The open failed ENOENT and the name is not there either: what the
+    tool takes for a file that does not exist."""
+
+
 def read_direct(path, appended_in_place=False):
-    """What the tool does: open with O_DIRECT, sync the open file, refuse
-    an old file that has no name left (nlink 0), read in aligned 1 MiB
-    steps until a read comes back short; on a stale name (ESTALE, or ENOENT
-    while the name is still there), list the folder, pause and try again
-    until the lock deadline. For a file appended in place (the tool's
-    .jsonl files), the folder is listed first: GlusterFS's quick-read
-    otherwise serves the content it cached, even to O_DIRECT reads."""
+    """What the tool does (src/store/shared.rs, `open_synced` in
+    `retry_stale`): open with O_DIRECT; an ENOENT there is a file that
+    does not exist unless the name is still there (then a stale name);
+    sync the open file (an ENOENT there is a stale name); refuse an old
+    file that has no name left (nlink 0); read in aligned 1 MiB steps
+    until a read comes back short. On a stale name (or ESTALE), list the
+    folder, pause and try again until the lock deadline. For a file
+    appended in place (the tool's .jsonl files), the folder is listed
+    first: GlusterFS's quick-read otherwise serves the content it cached,
+    even to O_DIRECT reads."""
     deadline = time.monotonic() + STALE_DEADLINE_S
     pause, tries = 0.001, 0
+    stale = OSError(errno.ESTALE, "stale name", path)
     while True:
         tries += 1
         if appended_in_place:
             os.listdir(os.path.dirname(path))
         try:
-            fd = open_synced(path)
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_DIRECT | os.O_NOFOLLOW)
+            except FileNotFoundError:
+                if not os.path.lexists(path):
+                    raise Absent(errno.ENOENT, "absent", path)
+                raise stale
+            try:
+                os.fsync(fd)
+            except FileNotFoundError:
+                close_quietly(fd)
+                raise stale
             if os.fstat(fd).st_nlink == 0:
-                os.close(fd)
-                raise OSError(errno.ESTALE, "old file with no name left", path)
+                close_quietly(fd)
+                raise stale
         except OSError as e:
-            stale = e.errno == errno.ESTALE or (
-                e.errno == errno.ENOENT and os.path.lexists(path))
-            if not stale or time.monotonic() >= deadline:
+            if e.errno != errno.ESTALE or time.monotonic() >= deadline:
                 raise
             os.listdir(os.path.dirname(path))
             time.sleep(pause)
@@ -181,7 +208,7 @@ def read_direct(path, appended_in_place=False):
         try:
             return read_fd(fd)
         finally:
-            os.close(fd)
+            close_quietly(fd)
 
 
 def read_plain(path):
@@ -197,7 +224,7 @@ def replace(path, data):
     os.rename(f"{path}.tmp", path)
 
 
-def renames_are_seen_across_mounts(m1, m2, rounds=30):
+def renames_are_seen_across_mounts(m1, m2, rounds=int(os.environ.get("SHARED_FS_RENAME_ROUNDS", 30))):
     """A stale name is never the old content: it fails the open or the
     sync, with nobody else holding the old file, and with a third process
     holding it open on the writing or the reading mount. The tool reads
@@ -220,6 +247,7 @@ def renames_are_seen_across_mounts(m1, m2, rounds=30):
         old_content = fresh_first = 0
         errors = {}
         listed_stale = most_tries = 0
+        listed_outcomes = {}
         for i in range(rounds):
             replace(path1, b"old %d\n" % i)
             # Mount 2 knows the old file (its name and content are cached).
@@ -236,7 +264,7 @@ def renames_are_seen_across_mounts(m1, m2, rounds=30):
                 try:
                     got = read_fd(fd)
                 finally:
-                    os.close(fd)
+                    close_quietly(fd)
                 if got == want:
                     fresh_first += 1
                 else:
@@ -246,10 +274,16 @@ def renames_are_seen_across_mounts(m1, m2, rounds=30):
                 errors[name] = errors.get(name, 0) + 1
             del TRIES[:]
             try:
-                if read_direct(path2) != want:
+                got = read_direct(path2)
+                if got != want:
                     listed_stale += 1
-            except OSError:
+                    what = "old content" if got == b"old %d\n" % i else f"content {got[:24]!r}"
+                    listed_outcomes[what] = listed_outcomes.get(what, 0) + 1
+            except OSError as e:
                 listed_stale += 1
+                name = "read as absent" if isinstance(e, Absent) else \
+                    errno.errorcode.get(e.errno, str(e.errno))
+                listed_outcomes[name] = listed_outcomes.get(name, 0) + 1
             most_tries = max(most_tries, *TRIES, 0)
             if held is not None:
                 try:
@@ -265,7 +299,8 @@ def renames_are_seen_across_mounts(m1, m2, rounds=30):
         check(listed_stale == 0,
               f"rename (old file held by {holder}): after a failure, listing the folder and "
               f"opening again, as the tool does until the lock deadline, gets the new file "
-              f"({rounds - listed_stale}/{rounds}; at most {most_tries} tries)")
+              f"({rounds - listed_stale}/{rounds}; at most {most_tries} tries"
+              f"{'; failed: ' + repr(listed_outcomes) if listed_outcomes else ''})")
 
 
 def creations_are_seen_across_mounts(m1, m2, rounds=30):
