@@ -273,7 +273,7 @@ impl Chooser<'_> {
         let mut n = 0;
         while n < order.len() {
             if n == sorted {
-                if self.considered.len() >= MAX_EXPLAINED {
+                if self.listed_enough() {
                     self.prune(&mut order, sorted);
                     if sorted == order.len() {
                         return Ok(true);
@@ -286,11 +286,11 @@ impl Chooser<'_> {
             // Nothing after this can be taken or listed.
             let full = self.passages >= self.options.max_passages
                 || self.used + MIN_UNIT_CHARS > self.options.max_chars;
-            if full && self.considered.len() >= MAX_EXPLAINED {
+            if full && self.listed_enough() {
                 return Ok(false);
             }
             let verdict = self.verdict(k, i, s)?;
-            if verdict == Verdict::Taken || self.considered.len() < MAX_EXPLAINED {
+            if verdict == Verdict::Taken || !self.listed_enough() {
                 let unit = self.units.unit(i)?;
                 self.considered.push(Considered {
                     ts: unit.item.ts(),
@@ -300,12 +300,19 @@ impl Chooser<'_> {
                     text: unit.item.text().chars().take(80).collect(),
                 });
             }
-            if verdict == Verdict::BelowFloor && self.considered.len() >= MAX_EXPLAINED {
+            if verdict == Verdict::BelowFloor && self.listed_enough() {
                 return Ok(false);
             }
             n += 1;
         }
         Ok(true)
+    }
+
+    /// Whether no more hits not taken are listed: enough are, or none
+    /// are asked for (not `--explain`: `ask` shows none, and reading each
+    /// for its text would cost a stored block inflated).
+    fn listed_enough(&self) -> bool {
+        !self.options.explain || self.considered.len() >= MAX_EXPLAINED
     }
 
     /// Nothing more is listed: only a hit over the floor that fits the
@@ -555,12 +562,23 @@ mod tests {
                 ..defaults.clone()
             },
         ] {
-            let all =
-                choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
-            for first in [1, 7, 64, 512] {
-                let some =
-                    choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
-                assert_eq!(shown(&some), shown(&all), "{first} first, {options:?}");
+            let explained = Options {
+                explain: true,
+                ..options.clone()
+            };
+            let listed =
+                choose_first(&corpus, &hits, &terms, &[], None, &explained, usize::MAX).unwrap();
+            for options in [options, explained] {
+                let all =
+                    choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+                // Without `--explain` the walk stops sooner: what it takes
+                // is the same.
+                assert_eq!(shown(&all).0, shown(&listed).0, "{options:?}");
+                for first in [1, 7, 64, 512] {
+                    let some =
+                        choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
+                    assert_eq!(shown(&some), shown(&all), "{first} first, {options:?}");
+                }
             }
         }
     }
