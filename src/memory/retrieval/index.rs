@@ -30,7 +30,10 @@
 //! - postings: per doc, doc number delta, term frequency, the previous
 //!   doc's (of the same day: see below), the doubled length `2 len +
 //!   previous len` (the doc's own and the previous doc's, as
-//!   [`super::bm25::doubled`] scores it), characters;
+//!   [`super::bm25::doubled`] scores it), characters (two bytes, not a
+//!   varint: a message's line is as often under 128 characters as over,
+//!   and a varint's length would be a coin toss for the reader's branch;
+//!   `0xFFFF` and a varint for 65,535 and more);
 //! - stored lines: the archive lines in doc order, zlib blocks of
 //!   `STORE_DOCS` (the checksum of zlib catches damage), and their offsets.
 //!
@@ -285,6 +288,17 @@ impl<'a> Cursor<'a> {
         Some(out)
     }
 
+    /// A doc's characters: two bytes, or `0xFFFF` and a varint.
+    #[inline(always)]
+    fn chars(&mut self) -> Option<u64> {
+        let b = self.bytes.get(self.pos..self.pos + 2)?;
+        self.pos += 2;
+        match u16::from_le_bytes([b[0], b[1]]) {
+            u16::MAX => self.varint(),
+            n => Some(u64::from(n)),
+        }
+    }
+
     fn u32(&mut self) -> Option<u32> {
         self.take(4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
@@ -447,8 +461,8 @@ impl Segment {
     /// The postings of a term, doc numbers ascending.
     pub fn postings(&self, info: TermInfo, out: &mut Vec<Posting>) -> anyhow::Result<()> {
         let bytes = self.postings_bytes(info)?;
-        // Five varints a posting at least: a damaged count reserves no more.
-        out.reserve((info.df as usize).min(bytes.len() / 5));
+        // Six bytes a posting at least: a damaged count reserves no more.
+        out.reserve((info.df as usize).min(bytes.len() / 6));
         self.decode(&bytes, info.df, |p| out.push(p))
     }
 
@@ -612,7 +626,7 @@ impl Reader<'_> {
         // Each read in turn, not through a closure: the whole posting
         // stays in registers.
         let (Some(delta), Some(tf), Some(previous_tf), Some(len2), Some(chars)) =
-            (c.varint(), c.varint(), c.varint(), c.varint(), c.varint())
+            (c.varint(), c.varint(), c.varint(), c.varint(), c.chars())
         else {
             return Err(self.damaged_list());
         };
@@ -800,6 +814,29 @@ mod tests {
             },
             lines,
         }
+    }
+
+    #[test]
+    fn a_message_of_more_than_65535_characters_keeps_its_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let d1 = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let long = "garden ".repeat(10_000);
+        let t = Tokenizer::new();
+        let bytes = build(&t, &[day_of(d1, &[&long, "a short garden"])]);
+        let path = dir.path().join("a.seg");
+        std::fs::write(&path, &bytes).unwrap();
+        let seg = Segment::open(&path).unwrap().unwrap();
+        let mut p = Vec::new();
+        seg.postings(seg.term("garden").unwrap().unwrap(), &mut p)
+            .unwrap();
+        assert!(
+            seg.days[0].first_chars > 70_000,
+            "{}",
+            seg.days[0].first_chars
+        );
+        assert_eq!(p[0].chars, seg.days[0].first_chars);
+        assert_eq!((p[1].doc, p[1].tf, p[1].previous_tf), (1, 1, 10_000));
+        assert!(p[1].chars < 100);
     }
 
     #[test]

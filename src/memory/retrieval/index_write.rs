@@ -272,7 +272,13 @@ impl Dictionary {
             put_varint(&mut self.postings, u64::from(p.tf));
             put_varint(&mut self.postings, u64::from(p.previous_tf));
             put_varint(&mut self.postings, u64::from(p.len2));
-            put_varint(&mut self.postings, u64::from(p.chars));
+            match u16::try_from(p.chars) {
+                Ok(n) if n < u16::MAX => self.postings.extend_from_slice(&n.to_le_bytes()),
+                _ => {
+                    self.postings.extend_from_slice(&u16::MAX.to_le_bytes());
+                    put_varint(&mut self.postings, u64::from(p.chars));
+                }
+            }
             last = p.doc;
         }
         put_varint(&mut self.dict, term.len() as u64);
