@@ -108,8 +108,15 @@ fn ranked(
     let room = first.saturating_mul(2).min(hits.len());
     let mut order = Vec::with_capacity(room);
     let mut worst: Option<Ranked> = None;
+    let dated = !terms.dates.is_empty();
     for k in 0..hits.len() {
-        let s = dated_hit_score(units, n_messages, hits, k, terms, options)?;
+        // (Without the days a query names, nothing to read: no result
+        // to take apart in the loop.)
+        let s = if dated {
+            dated_hit_score(units, n_messages, hits, k, terms, options)?
+        } else {
+            hit_score(n_messages, hits, k, options)
+        };
         let ranked = Ranked::new(s, k as u32);
         if worst.is_some_and(|w| ranked > w) {
             continue;
