@@ -377,8 +377,11 @@ impl View {
             read_to[*segment] = last;
             day.clear();
             day.resize(*count as usize, 0.0);
-            chars.clear();
-            chars.resize(*count as usize, 0);
+            // Not cleared: a doc with a score had its characters written
+            // by its postings (or the join below) this day.
+            if chars.len() < *count as usize {
+                chars.resize(*count as usize, 0);
+            }
             first_own.clear();
             last_own.clear();
             let last_doc = (count - 1) as usize;
@@ -426,9 +429,11 @@ impl View {
             std::mem::swap(&mut before_own, &mut last_own);
             last_of = p;
             // Every doc written, the next written over it unless it has a
-            // score: no branch on a coin toss.
-            kept.clear();
-            kept.resize(day.len(), Hit::default());
+            // score: no branch on a coin toss. (Not cleared: what is
+            // kept of it is written first.)
+            if kept.len() < day.len() {
+                kept.resize(day.len(), Hit::default());
+            }
             let mut n = 0;
             for (d, (&raw, &chars)) in day.iter().zip(&chars).enumerate() {
                 let place = (start + d) as u32;
