@@ -125,7 +125,7 @@ def build_state(binary, turns, config):
     if summary.strip() != "They talked about their lives.":
         sys.exit(f"the compaction did not write the fake's summary: {summary[:200]!r}")
     if INDEX:
-        run(binary, state, ["-q", "session", "reindex"])
+        run(binary, state, ["session", "reindex"])
     return state
 
 
