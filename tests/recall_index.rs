@@ -693,8 +693,8 @@ fn the_first_message_of_a_day_counts_the_last_of_the_day_before_on_every_path() 
     }
 }
 
-/// A segment of the format before the previous message's counts (1):
-/// stale, not damaged: left out without a warning (its days read whole)
+/// A segment of an older format (1: before the previous message's
+/// counts; 2: before the doubled lengths): stale, not damaged: left out without a warning (its days read whole)
 /// and replaced by the next `maintain`, without a warning either.
 #[test]
 fn a_segment_of_the_older_format_is_stale() {
@@ -704,24 +704,34 @@ fn a_segment_of_the_older_format_is_stale() {
     index(&env);
     let seg = segments(&env, "U1").remove(0);
     let mut bytes = std::fs::read(&seg).unwrap();
-    // The format: bytes 8..12 (read before the head's checksum).
-    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-    std::fs::write(&seg, &bytes).unwrap();
+    for older in [1u32, 2] {
+        // The format: bytes 8..12 (read before the head's checksum).
+        bytes[8..12].copy_from_slice(&older.to_le_bytes());
+        std::fs::write(&seg, &bytes).unwrap();
 
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
-    assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
-    assert_eq!(done.json()["explain"]["recall"]["indexedDays"], 0);
-    assert_eq!(found(&done.json()), found(&clean));
+        let done = env
+            .run([
+                "--json",
+                "context",
+                "--user",
+                "U1",
+                "--explain",
+                "--",
+                QUESTION,
+            ])
+            .succeeds();
+        assert!(
+            !done.stderr().contains("damaged"),
+            "{older}: {}",
+            done.stderr()
+        );
+        assert_eq!(
+            done.json()["explain"]["recall"]["indexedDays"],
+            0,
+            "{older}"
+        );
+        assert_eq!(found(&done.json()), found(&clean), "{older}");
+    }
 
     let rebuilt = env
         .run(["--json", "maintain", "--only", "index"])
@@ -736,7 +746,7 @@ fn a_segment_of_the_older_format_is_stale() {
     for seg in &now {
         assert_eq!(
             u32::from_le_bytes(std::fs::read(seg).unwrap()[8..12].try_into().unwrap()),
-            2,
+            3,
             "{}",
             seg.display()
         );

@@ -100,6 +100,9 @@ def run(binary, state, args, env=None, stdin=None):
     return result.stdout
 
 
+INDEX = False  # --index: the archives indexed (`session reindex`) after the compaction
+
+
 def build_state(binary, turns, config):
     state = tempfile.mkdtemp(prefix="recall-bench-")
     run(binary, state, ["init"])
@@ -121,6 +124,8 @@ def build_state(binary, turns, config):
     summary = json.loads(run(binary, state, ["--json", "context", "--user", USER]))["summary"]
     if summary.strip() != "They talked about their lives.":
         sys.exit(f"the compaction did not write the fake's summary: {summary[:200]!r}")
+    if INDEX:
+        run(binary, state, ["session", "reindex"])
     return state
 
 
@@ -261,7 +266,11 @@ def main():
     p.add_argument("--window", type=int, default=10, help="stm.contextWindow")
     p.add_argument("-v", "--verbose", action="store_true", help="list the misses on stderr")
     p.add_argument("--config", help="JSON merged into the state dir's config.json (e.g. recall keys)")
+    p.add_argument("--index", action="store_true",
+                   help="index the archives (session reindex) after the compaction: recall through the index")
     a = p.parse_args()
+    global INDEX
+    INDEX = a.index
     config = json.loads(a.config) if a.config else None
     if a.followups:
         with open(a.followups) as fh:

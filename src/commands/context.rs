@@ -32,9 +32,11 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     let budget = state.config.stm.max_context_chars as usize;
     // The message as `ask` takes it: its words joined by spaces.
     let message = (!args.message.is_empty()).then(|| args.message.join(" "));
-    let query = message
-        .as_deref()
-        .map(|text| context::Query { text, msg_id: None });
+    let query = message.as_deref().map(|text| context::Query {
+        text,
+        msg_id: None,
+        explain: args.explain,
+    });
     let parts = context::gather_for(state, &key, user, window, query)?;
     let rendered = context::render(&parts, budget);
     if output.json {

@@ -28,7 +28,24 @@ impl Layout {
         let day = file_name
             .strip_prefix("messages-")?
             .strip_suffix(".jsonl.gz")?;
-        NaiveDate::parse_from_str(day, DAY_FORMAT).ok()
+        // The form this layout writes, read without a format string
+        // (recall lists every archive of a memory on each ask); any
+        // other form as the format reads it.
+        match day.as_bytes() {
+            [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1]
+                if [y0, y1, y2, y3, m0, m1, d0, d1]
+                    .iter()
+                    .all(|b| b.is_ascii_digit()) =>
+            {
+                let n = |digits: &[&u8]| {
+                    digits
+                        .iter()
+                        .fold(0u32, |v, &&b| v * 10 + u32::from(b - b'0'))
+                };
+                NaiveDate::from_ymd_opt(n(&[y0, y1, y2, y3]) as i32, n(&[m0, m1]), n(&[d0, d1]))
+            }
+            _ => NaiveDate::parse_from_str(day, DAY_FORMAT).ok(),
+        }
     }
 
     pub fn archived_summary_file(&self, key: &MemoryKey, day: NaiveDate) -> PathBuf {

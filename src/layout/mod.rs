@@ -342,6 +342,27 @@ mod tests {
         ] {
             assert_eq!(Layout::archive_day(other), None, "{other}");
         }
+        // Read without the format string, as the format reads it.
+        for day in [
+            "2026-03-23",
+            "2024-02-29",
+            "2023-02-29",
+            "2026-02-30",
+            "2026-13-01",
+            "2026-00-10",
+            "0000-01-01",
+            "9999-12-31",
+            "2026-3-23",
+            "+2026-03-23",
+            "2026-03-2x",
+            "2026/03/23",
+        ] {
+            assert_eq!(
+                Layout::archive_day(&format!("messages-{day}.jsonl.gz")),
+                NaiveDate::parse_from_str(day, DAY_FORMAT).ok(),
+                "{day}"
+            );
+        }
         for other in ["2026-W54", "2026-W00", "notes", "2026-13-01"] {
             assert_eq!(Layout::weekly_week(other), None, "{other}");
             assert_eq!(Layout::daily_day(other), None, "{other}");

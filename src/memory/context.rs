@@ -58,6 +58,9 @@ impl Parts {
 pub struct Query<'a> {
     pub text: &'a str,
     pub msg_id: Option<&'a str>,
+    /// List the hits recall considered and did not take too
+    /// (`context --explain`).
+    pub explain: bool,
 }
 
 /// [`gather`], then [`add_recall`]: the whole context for a message.
@@ -96,7 +99,10 @@ pub fn add_recall(
     let Some(owner) = owners::visible_to(state, sender, conversation)? else {
         return Ok(());
     };
-    let options = retrieval::Options::from_config(&state.config.recall);
+    let options = retrieval::Options {
+        explain: query.explain,
+        ..retrieval::Options::from_config(&state.config.recall)
+    };
     let mut skip = parts.messages.clone();
     // As the log holds it: its time to the millisecond.
     skip.extend(answered.map(|m| {

@@ -169,6 +169,7 @@ impl Turn<'_> {
         Query {
             text: &self.message.text,
             msg_id: self.message.msg_id.as_deref(),
+            explain: false,
         }
     }
 

@@ -25,7 +25,9 @@ const B: f64 = 0.75;
 /// message is scored with. (LoCoMo dev, with the neighbour score share:
 /// 0 → 82.1%, 0.3 → 84.7%, 0.5 → 84.6%, 1.0 → 84.2%; with the next
 /// message's counts too at 0.5: 84.6%, at 0.25 after the later rules:
-/// 0.1 point less. 0.5, the middle of the plateau.)
+/// 0.1 point less. 0.5, the middle of the plateau.) Fixed: the scorer
+/// and the recall index keep counts and lengths doubled, as integers
+/// (`2 own + previous`: see [`combined`], [`doubled`]).
 pub const PREVIOUS_SHARE: f64 = 0.5;
 
 /// The power a term's idf is raised to: a rare term weighs more against a
@@ -194,68 +196,119 @@ pub fn scores(query: &QueryTerms, docs: &[Counts], messages: usize) -> Vec<f64> 
                 Some(p) => (expand(&docs[i].tf, &p.tf), p.len),
                 None => (expand(&docs[i].tf, &[]), 0),
             };
-            scorer.score(docs[i].len, previous_len, &tf)
+            scorer.score(doubled(docs[i].len, previous_len), &tf)
         })
         .collect()
 }
 
+/// Combined counts (`2 own + previous`, [`Scorer::term`]) below this,
+/// and doubled lengths (`2 len + previous len`) below [`TABLE_LENGTHS`],
+/// have their saturation looked up in [`Scorer`]'s table, built once per
+/// query; the others are computed, by the same function. (A posting then
+/// costs a load and a multiplication, not two divisions.)
+const TABLE_COUNTS: usize = 8;
+const TABLE_LENGTHS: usize = 256;
+
 /// BM25 of one collection for one query: what scores a document.
-pub struct Scorer<'a> {
-    query: &'a QueryTerms,
-    idf: Vec<f64>,
-    avg_len: f64,
+///
+/// A document's length and a term's count in it are kept doubled, as
+/// integers: `2 len + previous len` (its length with [`PREVIOUS_SHARE`]
+/// of the previous message's) and `2 own + previous`; the score of a
+/// term is its weight (query weight × idf^[`IDF_POWER`] × (k1 + 1))
+/// times the saturation `c / (c + 2 norm)` of its doubled count `c`,
+/// which is `tf / (tf + norm)` of the plain count.
+pub struct Scorer {
+    /// Per term: query weight × idf × (k1 + 1).
+    weight: Vec<f64>,
+    /// Twice the average length (with the previous messages' share).
+    avg_len2: f64,
+    /// The saturation of each combined count below [`TABLE_COUNTS`] and
+    /// doubled length below [`TABLE_LENGTHS`]: `[count * TABLE_LENGTHS +
+    /// len2]`.
+    table: Vec<f64>,
 }
 
-impl<'a> Scorer<'a> {
-    pub fn new(query: &'a QueryTerms, stats: &Stats) -> Self {
+impl Scorer {
+    pub fn new(query: &QueryTerms, stats: &Stats) -> Self {
         let n = stats.docs as f64;
-        let avg_len = if stats.docs == 0 {
-            1.0
+        let avg_len2 = if stats.docs == 0 {
+            2.0
         } else {
-            ((stats.total_len as f64 + PREVIOUS_SHARE * stats.previous_len as f64) / n).max(1.0)
+            ((2.0 * stats.total_len as f64 + stats.previous_len as f64) / n).max(2.0)
         };
-        let idf = stats
+        let weight = stats
             .df
             .iter()
-            .map(|&df| {
+            .zip(&query.weights)
+            .map(|(&df, &w)| {
                 let df = df as f64;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln().powf(IDF_POWER)
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln().powf(IDF_POWER);
+                w * idf * (K1 + 1.0)
             })
             .collect();
-        Self {
-            query,
-            idf,
-            avg_len,
+        let mut scorer = Self {
+            weight,
+            avg_len2,
+            table: Vec::new(),
+        };
+        let mut table = vec![0.0; TABLE_COUNTS * TABLE_LENGTHS];
+        for c in 0..TABLE_COUNTS {
+            for l in 0..TABLE_LENGTHS {
+                table[c * TABLE_LENGTHS + l] = scorer.saturation_of(c as u32, l as u32);
+            }
         }
+        scorer.table = table;
+        scorer
     }
 
-    /// The score of a document of `len` terms (and `previous_len` of the
-    /// message before it) with these counts of query terms (by their
-    /// number; summed in the order given).
-    pub fn score(&self, len: u32, previous_len: u32, tf: &[Tf]) -> f64 {
-        let norm = self.norm(len, previous_len);
+    /// The score of a document of doubled length `len2` (`2 len +
+    /// previous len`) with these counts of query terms (by their number;
+    /// summed in the order given).
+    pub fn score(&self, len2: u32, tf: &[Tf]) -> f64 {
         tf.iter()
-            .map(|&(t, own, previous)| self.term(t, own, previous, norm))
+            .map(|&(t, own, previous)| self.term(t, combined(own, previous), len2))
             .sum()
     }
 
-    /// The length part of a document's score ([`Scorer::score`]).
-    #[inline]
-    pub fn norm(&self, len: u32, previous_len: u32) -> f64 {
-        let len = len as f64 + PREVIOUS_SHARE * previous_len as f64;
-        K1 * (1.0 - B + B * len / self.avg_len)
+    /// What term `t`, of combined count `count` ([`combined`]) in a
+    /// document of doubled length `len2`, adds to its score. Added up in
+    /// term order from 0, these are [`Scorer::score`] to the bit: what
+    /// lets the index path add them one term at a time.
+    #[inline(always)]
+    pub fn term(&self, t: u16, count: u32, len2: u32) -> f64 {
+        self.weight[t as usize] * self.saturation(count, len2)
     }
 
-    /// What term `t`, counted `own` times in a document and `previous`
-    /// times in the message before it, adds to the score of a document
-    /// of length part `norm` ([`Scorer::norm`]). Added up in term order
-    /// from 0, these are [`Scorer::score`] to the bit: what lets the
-    /// index path add them one term at a time.
-    #[inline]
-    pub fn term(&self, t: u16, own: u16, previous: u16, norm: f64) -> f64 {
-        let tf = own as f64 + PREVIOUS_SHARE * previous as f64;
-        self.query.weights[t as usize] * self.idf[t as usize] * tf * (K1 + 1.0) / (tf + norm)
+    #[inline(always)]
+    fn saturation(&self, count: u32, len2: u32) -> f64 {
+        if (count as usize) < TABLE_COUNTS && (len2 as usize) < TABLE_LENGTHS {
+            self.table[count as usize * TABLE_LENGTHS + len2 as usize]
+        } else {
+            self.saturation_of(count, len2)
+        }
     }
+
+    /// `tf / (tf + norm)`, doubled above and below: what the table holds.
+    #[inline(never)]
+    fn saturation_of(&self, count: u32, len2: u32) -> f64 {
+        let norm2 = 2.0 * K1 * (1.0 - B + B * len2 as f64 / self.avg_len2);
+        let c = count as f64;
+        c / (c + norm2)
+    }
+}
+
+/// A term's combined count in a document: twice its own, and the
+/// previous message's ([`PREVIOUS_SHARE`] = ½ of it, doubled).
+#[inline(always)]
+pub fn combined(own: u16, previous: u16) -> u32 {
+    2 * u32::from(own) + u32::from(previous)
+}
+
+/// A document's doubled length: twice its own, and the previous
+/// message's.
+#[inline(always)]
+pub fn doubled(len: u32, previous_len: u32) -> u32 {
+    len.saturating_mul(2).saturating_add(previous_len)
 }
 
 #[cfg(test)]

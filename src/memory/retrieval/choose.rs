@@ -108,8 +108,35 @@ fn ranked(
     let room = first.saturating_mul(2).min(hits.len());
     let mut order = Vec::with_capacity(room);
     let mut worst: Option<Ranked> = None;
+    let dated = !terms.dates.is_empty();
+    // The most a hit's score can be: its own, both hits beside it in the
+    // list counted as neighbours (whether they are beside it in time or
+    // not), the recency prior at its highest. A hit whose bound is under
+    // the last cut's worst score is left out without being scored (the
+    // scores are positive, and float sums and products round
+    // monotonically: the bound is never under the score). Not with the
+    // days a query names (their raise) or a prior that is not a raise.
+    let w = options.recency_weight;
+    let bounded = !dated && w.is_finite() && w >= 0.0;
+    let (top_prior, mut worst_score) = (1.0 + w, f64::INFINITY);
     for k in 0..hits.len() {
-        let s = dated_hit_score(units, n_messages, hits, k, terms, options)?;
+        if bounded {
+            let beside = |k: Option<usize>| k.and_then(|k| hits.get(k)).map_or(0.0, |h| h.raw);
+            let bound = (hits[k].raw
+                + NEIGHBOUR_SHARE * beside(k.checked_sub(1))
+                + NEIGHBOUR_SHARE * beside(Some(k + 1)))
+                * top_prior;
+            if bound < worst_score && worst.is_some() {
+                continue;
+            }
+        }
+        // (Without the days a query names, nothing to read: no result
+        // to take apart in the loop.)
+        let s = if dated {
+            dated_hit_score(units, n_messages, hits, k, terms, options)?
+        } else {
+            hit_score(n_messages, hits, k, options)
+        };
         let ranked = Ranked::new(s, k as u32);
         if worst.is_some_and(|w| ranked > w) {
             continue;
@@ -118,6 +145,7 @@ fn ranked(
             order.select_nth_unstable(first - 1);
             order.truncate(first);
             worst = Some(order[first - 1]);
+            worst_score = order[first - 1].score();
             if ranked > order[first - 1] {
                 continue;
             }
@@ -273,7 +301,7 @@ impl Chooser<'_> {
         let mut n = 0;
         while n < order.len() {
             if n == sorted {
-                if self.considered.len() >= MAX_EXPLAINED {
+                if self.listed_enough() {
                     self.prune(&mut order, sorted);
                     if sorted == order.len() {
                         return Ok(true);
@@ -286,11 +314,11 @@ impl Chooser<'_> {
             // Nothing after this can be taken or listed.
             let full = self.passages >= self.options.max_passages
                 || self.used + MIN_UNIT_CHARS > self.options.max_chars;
-            if full && self.considered.len() >= MAX_EXPLAINED {
+            if full && self.listed_enough() {
                 return Ok(false);
             }
             let verdict = self.verdict(k, i, s)?;
-            if verdict == Verdict::Taken || self.considered.len() < MAX_EXPLAINED {
+            if verdict == Verdict::Taken || !self.listed_enough() {
                 let unit = self.units.unit(i)?;
                 self.considered.push(Considered {
                     ts: unit.item.ts(),
@@ -300,12 +328,19 @@ impl Chooser<'_> {
                     text: unit.item.text().chars().take(80).collect(),
                 });
             }
-            if verdict == Verdict::BelowFloor && self.considered.len() >= MAX_EXPLAINED {
+            if verdict == Verdict::BelowFloor && self.listed_enough() {
                 return Ok(false);
             }
             n += 1;
         }
         Ok(true)
+    }
+
+    /// Whether no more hits not taken are listed: enough are, or none
+    /// are asked for (not `--explain`: `ask` shows none, and reading each
+    /// for its text would cost a stored block inflated).
+    fn listed_enough(&self) -> bool {
+        !self.options.explain || self.considered.len() >= MAX_EXPLAINED
     }
 
     /// Nothing more is listed: only a hit over the floor that fits the
@@ -469,6 +504,68 @@ mod tests {
     /// The walk given a few hits first chooses as the walk given all:
     /// when the budget stops it early, when it runs past them, when the
     /// floor does.
+    /// The bound that leaves hits out unscored keeps the best `first`
+    /// exactly: the same keys as every hit ranked and cut.
+    #[test]
+    fn the_best_hits_given_first_are_the_head_of_every_hit_ranked() {
+        let words = ["puppy", "garden", "concert", "weather", "sister"];
+        let units: Vec<Unit> = (0..3000)
+            .map(|i| Unit {
+                item: Item::Message(Message::new(
+                    Role::User,
+                    format!(
+                        "note {i} {} {}",
+                        words[(i * 7 + 3) % 5],
+                        "filler ".repeat(i % 17)
+                    ),
+                    chrono::Utc
+                        .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
+                        .unwrap(),
+                )),
+                source: super::super::Source::Log,
+            })
+            .collect();
+        let corpus = super::super::Corpus {
+            messages: units.len(),
+            units,
+        };
+        let tokenizer = super::super::tokenize::Tokenizer::new();
+        let terms = bm25::QueryTerms::new(&tokenizer, "the puppy at the concert");
+        let counts: Vec<bm25::Counts> = corpus
+            .units
+            .iter()
+            .map(|u| {
+                let mut c = bm25::count(&tokenizer, &terms, u.item.text());
+                c.tf.sort_unstable();
+                c
+            })
+            .collect();
+        let hits: Vec<score::Hit> = bm25::scores(&terms, &counts, corpus.messages)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, raw)| *raw > 0.0)
+            .map(|(i, raw)| score::Hit {
+                place: i as u32,
+                chars: score::NO_CHARS,
+                raw,
+            })
+            .collect();
+        assert!(hits.len() > 1000);
+        for recency_weight in [0.0, 0.05, 1.0, -0.5] {
+            let options = Options {
+                recency_weight,
+                ..Options::default()
+            };
+            let mut all = ranked(&corpus, &hits, &terms, &options, usize::MAX).unwrap();
+            all.sort_unstable();
+            for first in [1, 7, 64, 512] {
+                let mut got = ranked(&corpus, &hits, &terms, &options, first).unwrap();
+                got.sort_unstable();
+                assert_eq!(got, all[..first], "{first}, {recency_weight}");
+            }
+        }
+    }
+
     #[test]
     fn the_walk_given_the_best_hits_first_chooses_as_given_all() {
         let words = ["puppy", "garden", "concert", "weather", "sister"];
@@ -555,12 +652,23 @@ mod tests {
                 ..defaults.clone()
             },
         ] {
-            let all =
-                choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
-            for first in [1, 7, 64, 512] {
-                let some =
-                    choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
-                assert_eq!(shown(&some), shown(&all), "{first} first, {options:?}");
+            let explained = Options {
+                explain: true,
+                ..options.clone()
+            };
+            let listed =
+                choose_first(&corpus, &hits, &terms, &[], None, &explained, usize::MAX).unwrap();
+            for options in [options, explained] {
+                let all =
+                    choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+                // Without `--explain` the walk stops sooner: what it takes
+                // is the same.
+                assert_eq!(shown(&all).0, shown(&listed).0, "{options:?}");
+                for first in [1, 7, 64, 512] {
+                    let some =
+                        choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
+                    assert_eq!(shown(&some), shown(&all), "{first} first, {options:?}");
+                }
             }
         }
     }

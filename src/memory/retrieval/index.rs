@@ -25,10 +25,15 @@
 //!   characters, the last doc's length);
 //! - sparse dictionary: every `BLOCK_TERMS`th term with its dictionary
 //!   block's place and CRC;
-//! - dictionary blocks: term, df, postings place and CRC;
+//! - dictionary blocks: term, df (postings), the docs with the term of
+//!   their own, postings place and CRC;
 //! - postings: per doc, doc number delta, term frequency, the previous
-//!   doc's (of the same day: see below), doc length, the previous doc's,
-//!   characters;
+//!   doc's (of the same day: see below), the doubled length `2 len +
+//!   previous len` (the doc's own and the previous doc's, as
+//!   [`super::bm25::doubled`] scores it), characters (two bytes, not a
+//!   varint: a message's line is as often under 128 characters as over,
+//!   and a varint's length would be a coin toss for the reader's branch;
+//!   `0xFFFF` and a varint for 65,535 and more);
 //! - stored lines: the archive lines in doc order, zlib blocks of
 //!   `STORE_DOCS` (the checksum of zlib catches damage), and their offsets.
 //!
@@ -54,8 +59,11 @@ use chrono::NaiveDate;
 use crate::memory::message::Message;
 
 pub(super) const MAGIC: &[u8; 8] = b"CSRECALL";
-/// 2: postings with the previous doc's counts and length.
-pub(super) const FORMAT: u32 = 2;
+/// 2: postings with the previous doc's counts and length. 3: the two
+/// lengths stored as one doubled length, and each term's count of docs
+/// with it of their own (so a segment used whole needs no pass over its
+/// postings for the statistics).
+pub(super) const FORMAT: u32 = 3;
 pub(super) const HEADER_LEN: usize = 96;
 pub(super) const DAY_LEN: usize = 80;
 /// Terms per dictionary block.
@@ -154,7 +162,10 @@ pub struct DayEntry {
 /// A segment's term: where its postings are.
 #[derive(Debug, Clone, Copy)]
 pub struct TermInfo {
+    /// Its postings (docs with the term, or whose previous doc has it).
     pub df: u32,
+    /// Its docs with the term of their own.
+    pub own_df: u32,
     offset: u64,
     len: u64,
     crc: u32,
@@ -169,10 +180,9 @@ pub struct Posting {
     /// same day).
     pub tf: u16,
     pub previous_tf: u16,
-    /// Its length in terms, and the doc's before it (of the same day; 0
-    /// for the first).
-    pub len: u32,
-    pub previous_len: u32,
+    /// Its doubled length: twice its length in terms, plus the doc's
+    /// before it (of the same day; none for the first).
+    pub len2: u32,
     /// The characters it takes in the context ([`super::unit_chars`]):
     /// what lets ranking see that a hit cannot fit without reading it.
     pub chars: u32,
@@ -235,14 +245,20 @@ impl<'a> Cursor<'a> {
         self.pos >= self.bytes.len()
     }
 
-    /// One varint; a one-byte one (most of a postings list's) without
-    /// the loop.
+    /// One varint; a one- or two-byte one (most of a postings list's:
+    /// a doc's characters take two) without the loop.
     #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
         let b = *self.bytes.get(self.pos)?;
         if b & 0x80 == 0 {
             self.pos += 1;
             return Some(u64::from(b));
+        }
+        if let Some(&b2) = self.bytes.get(self.pos + 1)
+            && b2 & 0x80 == 0
+        {
+            self.pos += 2;
+            return Some(u64::from(b & 0x7f) | u64::from(b2) << 7);
         }
         self.varint_long()
     }
@@ -270,6 +286,17 @@ impl<'a> Cursor<'a> {
         let out = self.bytes.get(self.pos..end)?;
         self.pos = end;
         Some(out)
+    }
+
+    /// A doc's characters: two bytes, or `0xFFFF` and a varint.
+    #[inline(always)]
+    fn chars(&mut self) -> Option<u64> {
+        let b = self.bytes.get(self.pos..self.pos + 2)?;
+        self.pos += 2;
+        match u16::from_le_bytes([b[0], b[1]]) {
+            u16::MAX => self.varint(),
+            n => Some(u64::from(n)),
+        }
     }
 
     fn u32(&mut self) -> Option<u32> {
@@ -408,6 +435,7 @@ impl Segment {
                 let n = c.varint()? as usize;
                 let t = c.take(n)?;
                 let df = c.varint()? as u32;
+                let own_df = c.varint()? as u32;
                 let offset = c.varint()?;
                 let len = c.varint()?;
                 let crc = c.u32()?;
@@ -415,6 +443,7 @@ impl Segment {
                     t,
                     TermInfo {
                         df,
+                        own_df,
                         offset,
                         len,
                         crc,
@@ -432,7 +461,7 @@ impl Segment {
     /// The postings of a term, doc numbers ascending.
     pub fn postings(&self, info: TermInfo, out: &mut Vec<Posting>) -> anyhow::Result<()> {
         let bytes = self.postings_bytes(info)?;
-        // Six varints a posting at least: a damaged count reserves no more.
+        // Six bytes a posting at least: a damaged count reserves no more.
         out.reserve((info.df as usize).min(bytes.len() / 6));
         self.decode(&bytes, info.df, |p| out.push(p))
     }
@@ -542,11 +571,13 @@ impl Segment {
                     let n = c.varint()? as usize;
                     c.take(n)?;
                     let df = c.varint()? as u32;
+                    let own_df = c.varint()? as u32;
                     let offset = c.varint()?;
                     let len = c.varint()?;
                     let crc = c.u32()?;
                     Some(TermInfo {
                         df,
+                        own_df,
                         offset,
                         len,
                         crc,
@@ -592,17 +623,13 @@ impl Reader<'_> {
             return Ok(None);
         }
         let c = &mut self.c;
-        let (delta, tf, previous_tf, len, previous_len, chars) = (|| {
-            Some((
-                c.varint()?,
-                c.varint()?,
-                c.varint()?,
-                c.varint()?,
-                c.varint()?,
-                c.varint()?,
-            ))
-        })()
-        .ok_or_else(|| damaged(&self.segment.path, "a postings list"))?;
+        // Each read in turn, not through a closure: the whole posting
+        // stays in registers.
+        let (Some(delta), Some(tf), Some(previous_tf), Some(len2), Some(chars)) =
+            (c.varint(), c.varint(), c.varint(), c.varint(), c.chars())
+        else {
+            return Err(self.damaged_list());
+        };
         self.doc = if self.read == 0 {
             delta
         } else {
@@ -616,10 +643,15 @@ impl Reader<'_> {
             doc: self.doc as u32,
             tf: tf.min(u64::from(u16::MAX)) as u16,
             previous_tf: previous_tf.min(u64::from(u16::MAX)) as u16,
-            len: len as u32,
-            previous_len: previous_len as u32,
+            len2: len2.min(u64::from(u32::MAX)) as u32,
             chars: chars as u32,
         }))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn damaged_list(&self) -> anyhow::Error {
+        damaged(&self.segment.path, "a postings list")
     }
 
     /// The next posting if its doc is below `end` (else it is kept for
@@ -785,6 +817,29 @@ mod tests {
     }
 
     #[test]
+    fn a_message_of_more_than_65535_characters_keeps_its_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let d1 = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let long = "garden ".repeat(10_000);
+        let t = Tokenizer::new();
+        let bytes = build(&t, &[day_of(d1, &[&long, "a short garden"])]);
+        let path = dir.path().join("a.seg");
+        std::fs::write(&path, &bytes).unwrap();
+        let seg = Segment::open(&path).unwrap().unwrap();
+        let mut p = Vec::new();
+        seg.postings(seg.term("garden").unwrap().unwrap(), &mut p)
+            .unwrap();
+        assert!(
+            seg.days[0].first_chars > 70_000,
+            "{}",
+            seg.days[0].first_chars
+        );
+        assert_eq!(p[0].chars, seg.days[0].first_chars);
+        assert_eq!((p[1].doc, p[1].tf, p[1].previous_tf), (1, 1, 10_000));
+        assert!(p[1].chars < 100);
+    }
+
+    #[test]
     fn a_segment_gives_back_its_postings_and_lines() {
         let dir = tempfile::tempdir().unwrap();
         let d1 = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
@@ -810,20 +865,18 @@ mod tests {
         assert_eq!(info.df, 102);
         let mut p = Vec::new();
         seg.postings(info, &mut p).unwrap();
-        assert_eq!((p[0].doc, p[0].tf, p[0].len), (0, 1, 2));
+        // Doubled lengths: 2 len + the previous doc's len.
+        assert_eq!((p[0].doc, p[0].tf, p[0].len2), (0, 1, 4));
         assert_eq!(
-            (
-                p[1].doc,
-                p[1].tf,
-                p[1].previous_tf,
-                p[1].len,
-                p[1].previous_len
-            ),
-            (1, 0, 1, 1, 2)
+            (p[1].doc, p[1].tf, p[1].previous_tf, p[1].len2),
+            (1, 0, 1, 2 + 2)
         );
         // The first doc of a day has no previous one in its segment.
-        assert_eq!((p[2].doc, p[2].previous_tf, p[2].previous_len), (2, 0, 0));
-        assert_eq!((p[3].doc, p[3].previous_tf, p[3].previous_len), (3, 1, 2));
+        assert_eq!((p[2].doc, p[2].previous_tf, p[2].len2), (2, 0, 4));
+        assert_eq!((p[3].doc, p[3].previous_tf, p[3].len2), (3, 1, 4 + 2));
+        // Docs with the term of their own: the previous doc's alone do
+        // not count.
+        assert_eq!(info.own_df, 101);
         assert_eq!(
             (
                 seg.days[0].first_len,

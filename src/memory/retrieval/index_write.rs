@@ -188,8 +188,7 @@ impl<'a> Docs<'a> {
                     doc,
                     tf: n,
                     previous_tf: self.previous_tf.get(term).copied().unwrap_or(0),
-                    len,
-                    previous_len,
+                    len2: super::bm25::doubled(len, previous_len),
                     chars,
                 });
         }
@@ -202,8 +201,7 @@ impl<'a> Docs<'a> {
                         doc,
                         tf: 0,
                         previous_tf: n,
-                        len,
-                        previous_len,
+                        len2: super::bm25::doubled(len, previous_len),
                         chars,
                     });
             }
@@ -273,14 +271,21 @@ impl Dictionary {
             );
             put_varint(&mut self.postings, u64::from(p.tf));
             put_varint(&mut self.postings, u64::from(p.previous_tf));
-            put_varint(&mut self.postings, u64::from(p.len));
-            put_varint(&mut self.postings, u64::from(p.previous_len));
-            put_varint(&mut self.postings, u64::from(p.chars));
+            put_varint(&mut self.postings, u64::from(p.len2));
+            match u16::try_from(p.chars) {
+                Ok(n) if n < u16::MAX => self.postings.extend_from_slice(&n.to_le_bytes()),
+                _ => {
+                    self.postings.extend_from_slice(&u16::MAX.to_le_bytes());
+                    put_varint(&mut self.postings, u64::from(p.chars));
+                }
+            }
             last = p.doc;
         }
         put_varint(&mut self.dict, term.len() as u64);
         self.dict.extend_from_slice(term.as_bytes());
         put_varint(&mut self.dict, list.len() as u64);
+        let own = list.iter().filter(|p| p.tf > 0).count();
+        put_varint(&mut self.dict, own as u64);
         put_varint(&mut self.dict, start as u64);
         put_varint(&mut self.dict, (self.postings.len() - start) as u64);
         self.dict

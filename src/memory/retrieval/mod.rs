@@ -76,6 +76,11 @@ pub struct Options {
     pub recency_weight: f64,
     /// Turns taken on each side of a hit.
     pub neighbours: usize,
+    /// List the hits considered and not taken too (`--explain`), up to
+    /// 40: each read from its archive or segment for its time and text.
+    /// Without it ([`Recall::considered`] then holds the taken alone),
+    /// the walk stops once nothing more can be taken.
+    pub explain: bool,
 }
 
 impl Options {
@@ -86,6 +91,7 @@ impl Options {
             min_score: config.min_score,
             recency_weight: config.recency_weight,
             neighbours: config.neighbours as usize,
+            explain: false,
         }
     }
 }
@@ -338,10 +344,15 @@ mod tests {
         }
     }
 
+    /// Ranked, the hits considered listed (as `--explain` lists them).
     fn run(corpus: &Corpus, query: &str, window: &[Message], options: &Options) -> Recall {
         let t = tokenize::Tokenizer::new();
         let q = query_terms(&t, query);
-        rank(&t, corpus, &q, window, None, options)
+        let options = Options {
+            explain: true,
+            ..options.clone()
+        };
+        rank(&t, corpus, &q, window, None, &options)
     }
 
     fn texts(recall: &Recall) -> Vec<&str> {

@@ -9,8 +9,7 @@ use super::corpus::{Part, Units, View};
 use super::index;
 use super::tokenize::Tokenizer;
 
-/// The message before an indexed day's first doc: its own counts of the
-/// query's terms, by term, and its length.
+/// A message's own counts of the query's terms, by term, and its length.
 type Before = (Vec<(u16, u16)>, u32);
 
 /// A segment's days in use, by doc number: (first doc, docs, place of
@@ -18,39 +17,52 @@ type Before = (Vec<(u16, u16)>, u32);
 type Ranges = Vec<(u32, u32, usize, usize)>;
 
 /// One segment's postings lists of the query's terms, by term: read and
-/// checked once (the first pass: the statistics, each day's first and
-/// last doc), decoded again to be scored (the second); `None` for a term
-/// no doc of the segment has. Each list as stored, and its postings
-/// count.
+/// checked once, decoded when scored; `None` for a term no doc of the
+/// segment has. Each list as stored, and its postings count.
 type Lists = Vec<Option<(Vec<u8>, u32)>>;
 
-/// What the first pass saw of an indexed day's first and last docs.
-#[derive(Default)]
-struct Ends {
-    /// The first doc's postings (term, own count, previous count), by
-    /// term, and the length and characters they give it.
-    first: Vec<bm25::Tf>,
-    first_len: u32,
-    first_chars: u32,
-    /// The last doc's own counts (those above 0), by term.
-    last: Vec<(u16, u16)>,
+/// The message before a unit, as the count of the parts knows it.
+#[derive(Debug, Clone)]
+enum Previous {
+    /// None: the unit is the memory's first message.
+    None,
+    /// A unit read whole: its own counts, and its length.
+    Known(Before),
+    /// The last doc of the indexed day of part `.0`, of `.1` terms: its
+    /// counts are seen when that day's postings are scored (the day
+    /// before, in the same walk of the parts).
+    LastOf(usize, u32),
+}
+
+impl Previous {
+    fn len(&self) -> Option<u32> {
+        match self {
+            Previous::None => None,
+            Previous::Known((_, len)) | Previous::LastOf(_, len) => Some(*len),
+        }
+    }
 }
 
 /// A counted unit with any query term of its own or of the message
-/// before it.
+/// before it (or whose previous message is an indexed day's last doc).
 struct Doc {
     place: u32,
     chars: u32,
     len: u32,
     previous_len: u32,
+    /// With the previous message's counts; only its own (previous 0)
+    /// when `after` is set.
     tf: Vec<bm25::Tf>,
+    /// The part whose last doc is the message before it (an indexed
+    /// day), whose counts are added when it is scored.
+    after: Option<usize>,
 }
 
 /// [`Hit::chars`] of a unit not measured yet.
 pub const NO_CHARS: u32 = u32::MAX;
 
 /// A unit with a score.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Hit {
     /// Its place in the corpus.
     pub place: u32,
@@ -83,9 +95,10 @@ pub struct Counted<'a> {
     view: &'a View,
     stats: bm25::Stats,
     lists: Vec<Option<Lists>>,
-    ends: Vec<Ends>,
     counted: Vec<Doc>,
-    boundary: Vec<(u32, usize, Before)>,
+    /// Each indexed day after the memory's first message (by part,
+    /// ascending), and the message before its first doc.
+    boundary: Vec<(usize, Previous)>,
     /// The length of the last message, if there is one.
     last_len: Option<u32>,
 }
@@ -104,18 +117,9 @@ impl Counted<'_> {
     /// Every counted unit's BM25 score by `scorer` (over this view's
     /// statistics, or more), by place, ascending.
     pub fn score(self, scorer: &bm25::Scorer) -> anyhow::Result<Hits> {
-        let counted: Vec<Hit> = self
-            .counted
-            .iter()
-            .map(|d| Hit {
-                place: d.place,
-                chars: d.chars,
-                raw: scorer.score(d.len, d.previous_len, &d.tf),
-            })
-            .collect();
-        let list =
-            self.view
-                .second_pass(&self.lists, counted, &self.boundary, &self.ends, scorer)?;
+        let list = self
+            .view
+            .walk(&self.lists, self.counted, &self.boundary, scorer)?;
         Ok(Hits { list })
     }
 
@@ -179,8 +183,9 @@ impl View {
 
     /// Every unit with any of the query's terms (or whose previous
     /// message has one) counted, and the view's statistics, not scored
-    /// yet ([`Counted::score`]): the first pass over the segments'
-    /// postings, and the units read whole counted.
+    /// yet ([`Counted::score`]): the segments' postings lists read (and
+    /// their docs with a term of their own counted), and the units read
+    /// whole counted.
     pub fn count(
         &self,
         tokenizer: &Tokenizer,
@@ -192,30 +197,28 @@ impl View {
             previous_len: 0,
             df: vec![0; terms.terms.len()],
         };
-        let mut ends: Vec<Ends> = (0..self.parts.len()).map(|_| Ends::default()).collect();
-        let lists = self.first_pass(terms, &mut stats, &mut ends)?;
+        let lists = self.lists(terms, &mut stats)?;
         let mut counter = Counter {
             tokenizer,
             terms,
             stats: &mut stats,
             counted: Vec::new(),
             boundary: Vec::new(),
-            previous: None,
+            previous: Previous::None,
         };
         for (p, part) in self.parts.iter().enumerate() {
             match part {
                 Part::Loaded { start, units } => counter.loaded(*start, units),
-                Part::Indexed { .. } => counter.indexed(part, p, &ends[p]),
+                Part::Indexed { .. } => counter.indexed(part, p),
             }
         }
         counter.notes(self.messages, &self.notes);
         let (counted, boundary) = (counter.counted, counter.boundary);
-        let last_len = counter.previous.map(|(_, len)| len);
+        let last_len = counter.previous.len();
         Ok(Counted {
             view: self,
             stats,
             lists,
-            ends,
             counted,
             boundary,
             last_len,
@@ -244,15 +247,15 @@ impl View {
     }
 
     /// Each segment's postings lists of the query's terms, read and
-    /// checked, those of days not in use passed over: each doc with a
-    /// term of its own counted into `stats.df`, and each day's first and
-    /// last doc's postings kept in `ends` (by part). A posting lists a
-    /// doc with the term of its own or of the previous doc of its day.
-    fn first_pass(
+    /// checked; the docs with a term of their own counted into
+    /// `stats.df`: from the segment's dictionary where every day of it is
+    /// in use, else from its postings, those of days not in use passed
+    /// over. (A posting lists a doc with the term of its own or of the
+    /// previous doc of its day.)
+    fn lists(
         &self,
         terms: &bm25::QueryTerms,
         stats: &mut bm25::Stats,
-        ends: &mut [Ends],
     ) -> anyhow::Result<Vec<Option<Lists>>> {
         let mut all = Vec::with_capacity(self.segments.len());
         for (s, ranges) in self.ranges().into_iter().enumerate() {
@@ -261,6 +264,8 @@ impl View {
                 continue;
             }
             let segment = &self.segments[s];
+            let whole =
+                ranges.iter().map(|r| u64::from(r.1)).sum::<u64>() == u64::from(segment.docs);
             let mut per_term = Vec::with_capacity(terms.terms.len());
             for (t, term) in terms.terms.iter().enumerate() {
                 let Some(info) = segment.term(term)? else {
@@ -269,23 +274,16 @@ impl View {
                 };
                 let bytes = segment.postings_bytes(info)?;
                 let df = &mut stats.df[t];
-                let mut r = 0;
-                segment.decode(&bytes, info.df, |p| {
-                    let Some(&(first, count, _, part)) = in_use(&ranges, &mut r, p.doc) else {
-                        return;
-                    };
-                    if p.tf > 0 {
-                        *df += 1;
-                    }
-                    let ends = &mut ends[part];
-                    if p.doc == first {
-                        ends.first.push((t as u16, p.tf, p.previous_tf));
-                        (ends.first_len, ends.first_chars) = (p.len, p.chars);
-                    }
-                    if p.doc == first + count - 1 && p.tf > 0 {
-                        ends.last.push((t as u16, p.tf));
-                    }
-                })?;
+                if whole {
+                    *df += info.own_df;
+                } else {
+                    let mut r = 0;
+                    segment.decode(&bytes, info.df, |p| {
+                        if p.tf > 0 && in_use(&ranges, &mut r, p.doc).is_some() {
+                            *df += 1;
+                        }
+                    })?;
+                }
                 per_term.push(Some((bytes, info.df)));
             }
             all.push(Some(per_term));
@@ -294,17 +292,17 @@ impl View {
     }
 
     /// Every hit, by place: the parts walked in order, the counted
-    /// units' hits (`counted`, by place) taken in turn, and each indexed
+    /// units' hits (`counted`, by place) scored in turn, and each indexed
     /// day scored from its segment's lists, its terms' postings added up
     /// one term at a time (in term order, as [`bm25::Scorer::score`]
     /// adds them: the same sum), its first doc joined to the message
-    /// before it where `boundary` says so. Only scores above 0 are kept.
-    fn second_pass(
+    /// before it (`boundary`), its last doc's own counts kept for the
+    /// message after it. Only scores above 0 are kept.
+    fn walk(
         &self,
         lists: &[Option<Lists>],
-        counted: Vec<Hit>,
-        boundary: &[(u32, usize, Before)],
-        ends: &[Ends],
+        counted: Vec<Doc>,
+        boundary: &[(usize, Previous)],
         scorer: &bm25::Scorer,
     ) -> anyhow::Result<Vec<Hit>> {
         // Per segment, per term: how far its list is read.
@@ -329,20 +327,43 @@ impl View {
         let mut counted = counted.into_iter().peekable();
         let mut boundary = boundary.iter().peekable();
         let (mut day, mut chars): (Vec<f64>, Vec<u32>) = (Vec::new(), Vec::new());
+        let mut kept: Vec<Hit> = Vec::new();
+        // The own counts of the first and last doc of the day being
+        // scored, and of the last doc of the indexed day before (of part
+        // `last_of`).
+        let (mut first_own, mut last_own, mut before_own) = (Vec::new(), Vec::new(), Vec::new());
+        let mut last_of = usize::MAX;
+        let own_only = |tf: &[bm25::Tf]| tf.iter().map(|&(t, n, _)| (t, n)).collect::<Vec<_>>();
         for (p, part) in self.parts.iter().enumerate() {
             let end = match part {
                 Part::Loaded { start, units } => start + units.len(),
                 Part::Indexed { start, count, .. } => start + *count as usize,
             };
-            // (The only counted unit of an indexed day is its first doc.)
-            while let Some(hit) = counted.next_if(|h| (h.place as usize) < end) {
-                keep(&mut hits, hit);
+            while let Some(doc) = counted.next_if(|d| (d.place as usize) < end) {
+                let len2 = bm25::doubled(doc.len, doc.previous_len);
+                let raw = match doc.after {
+                    Some(q) => {
+                        debug_assert_eq!(q, last_of);
+                        scorer.score(len2, &bm25::expand(&own_only(&doc.tf), &before_own))
+                    }
+                    None => scorer.score(len2, &doc.tf),
+                };
+                keep(
+                    &mut hits,
+                    Hit {
+                        place: doc.place,
+                        chars: doc.chars,
+                        raw,
+                    },
+                );
             }
             let Part::Indexed {
                 start,
                 segment,
                 doc_start,
                 count,
+                first_len,
+                first_chars,
                 ..
             } = part
             else {
@@ -356,39 +377,82 @@ impl View {
             read_to[*segment] = last;
             day.clear();
             day.resize(*count as usize, 0.0);
-            chars.clear();
-            chars.resize(*count as usize, 0);
+            // Not cleared: a doc with a score had its characters written
+            // by its postings (or the join below) this day.
+            if chars.len() < *count as usize {
+                chars.resize(*count as usize, 0);
+            }
+            first_own.clear();
+            last_own.clear();
+            let last_doc = (count - 1) as usize;
             for (t, reader) in readers[*segment].iter_mut().enumerate() {
                 let Some(reader) = reader else {
                     continue;
                 };
+                let t = t as u16;
                 while let Some(posting) = reader.next_below(last)? {
                     if posting.doc < first {
                         // Of a day not in use.
                         continue;
                     }
                     let d = (posting.doc - first) as usize;
-                    let norm = scorer.norm(posting.len, posting.previous_len);
-                    day[d] += scorer.term(t as u16, posting.tf, posting.previous_tf, norm);
+                    let count = bm25::combined(posting.tf, posting.previous_tf);
+                    day[d] += scorer.term(t, count, posting.len2);
                     chars[d] = posting.chars;
+                    // (Rare first: whether a posting is of a doc's own
+                    // term is a coin toss the branch predictor loses.)
+                    if (d == 0 || d == last_doc) && posting.tf > 0 {
+                        if d == 0 {
+                            first_own.push((t, posting.tf));
+                        }
+                        if d == last_doc {
+                            last_own.push((t, posting.tf));
+                        }
+                    }
                 }
             }
-            let joined = boundary.next_if(|b| b.1 == p);
+            if let Some((_, before)) = boundary.next_if(|b| b.0 == p) {
+                // The first doc joined to the message before it: as
+                // `Scorer::score` scores any other.
+                let (before_tf, before_len): (&[(u16, u16)], u32) = match before {
+                    Previous::Known((tf, len)) => (tf, *len),
+                    Previous::LastOf(q, len) => {
+                        debug_assert_eq!(*q, last_of);
+                        (&before_own, *len)
+                    }
+                    Previous::None => (&[], 0),
+                };
+                let tf = bm25::expand(&first_own, before_tf);
+                day[0] = scorer.score(bm25::doubled(*first_len, before_len), &tf);
+                chars[0] = *first_chars;
+            }
+            std::mem::swap(&mut before_own, &mut last_own);
+            last_of = p;
+            // Every doc written, the next written over it unless it has a
+            // score: no branch on a coin toss. (Not cleared: what is
+            // kept of it is written first.)
+            if kept.len() < day.len() {
+                kept.resize(day.len(), Hit::default());
+            }
+            let mut n = 0;
             for (d, (&raw, &chars)) in day.iter().zip(&chars).enumerate() {
                 let place = (start + d) as u32;
-                match joined {
-                    Some((_, _, (before, before_len))) if d == 0 => {
-                        keep(
-                            &mut hits,
-                            joined_hit(place, &ends[p], before, *before_len, scorer),
-                        );
-                    }
-                    _ => keep(&mut hits, Hit { place, chars, raw }),
-                }
+                kept[n] = Hit { place, chars, raw };
+                n += usize::from(raw > 0.0);
             }
+            hits.extend_from_slice(&kept[..n]);
         }
-        for hit in counted {
-            keep(&mut hits, hit);
+        // The notes (after the messages).
+        for doc in counted {
+            let raw = scorer.score(bm25::doubled(doc.len, doc.previous_len), &doc.tf);
+            keep(
+                &mut hits,
+                Hit {
+                    place: doc.place,
+                    chars: doc.chars,
+                    raw,
+                },
+            );
         }
         Ok(hits)
     }
@@ -407,30 +471,6 @@ impl View {
                     .map(|(bytes, df)| self.segments[s].reader(bytes, *df))
             })
             .collect()
-    }
-}
-
-/// A day's first doc (at `place`, its postings seen in `ends`) joined
-/// to the message before it (its own counts `before`, `before_len`
-/// terms): as [`Scorer::score`](bm25::Scorer::score) scores any other.
-fn joined_hit(
-    place: u32,
-    ends: &Ends,
-    before: &[(u16, u16)],
-    before_len: u32,
-    scorer: &bm25::Scorer,
-) -> Hit {
-    let own: Vec<(u16, u16)> = ends
-        .first
-        .iter()
-        .filter(|d| d.1 > 0)
-        .map(|&(t, n, _)| (t, n))
-        .collect();
-    let tf = bm25::expand(&own, before);
-    Hit {
-        place,
-        chars: ends.first_chars,
-        raw: scorer.score(ends.first_len, before_len, &tf),
     }
 }
 
@@ -458,10 +498,10 @@ struct Counter<'a> {
     terms: &'a bm25::QueryTerms,
     stats: &'a mut bm25::Stats,
     counted: Vec<Doc>,
-    /// By place, ascending (the parts are in order): looked up by a
-    /// cursor in the merge, not hashed once per doc.
-    boundary: Vec<(u32, usize, Before)>,
-    previous: Option<Before>,
+    /// By part, ascending (the parts are in order): looked up by a
+    /// cursor in the walk, not hashed once per doc.
+    boundary: Vec<(usize, Previous)>,
+    previous: Previous,
 }
 
 impl Counter<'_> {
@@ -476,65 +516,49 @@ impl Counter<'_> {
         own
     }
 
-    /// A part read whole: each unit counted, with the one before it.
+    /// A part read whole: each unit counted, with the one before it (an
+    /// indexed day's last doc: counted when scored).
     fn loaded(&mut self, start: usize, units: &[super::Unit]) {
         for (k, unit) in units.iter().enumerate() {
             let own = self.own(unit.item.text());
-            let (tf, previous_len) = match &self.previous {
-                Some((tf, len)) => (bm25::expand(&own.tf, tf), *len),
-                None => (bm25::expand(&own.tf, &[]), 0),
+            let (tf, previous_len, after) = match &self.previous {
+                Previous::Known((tf, len)) => (bm25::expand(&own.tf, tf), *len, None),
+                Previous::LastOf(p, len) => (bm25::expand(&own.tf, &[]), *len, Some(*p)),
+                Previous::None => (bm25::expand(&own.tf, &[]), 0, None),
             };
             self.stats.previous_len += u64::from(previous_len);
-            if !tf.is_empty() {
+            if !tf.is_empty() || after.is_some() {
                 self.counted.push(Doc {
                     place: (start + k) as u32,
                     chars: NO_CHARS,
                     len: own.len,
                     previous_len,
                     tf,
+                    after,
                 });
             }
-            self.previous = Some((own.tf, own.len));
+            self.previous = Previous::Known((own.tf, own.len));
         }
     }
 
-    /// A day left in its segment (part `p`, whose first and last docs'
-    /// postings are `ends`): its statistics from its entry, its first doc
-    /// joined to the message before it, its last doc's own counts carried
-    /// on.
-    fn indexed(&mut self, part: &Part, p: usize, ends: &Ends) {
+    /// A day left in its segment (part `p`): its statistics from its
+    /// entry, its first doc joined to the message before it (when
+    /// scored), its last doc the next one's previous.
+    fn indexed(&mut self, part: &Part, p: usize) {
         let Part::Indexed {
-            start,
-            len_sum,
-            first_len,
-            first_chars,
-            last_len,
-            ..
+            len_sum, last_len, ..
         } = part
         else {
             return;
         };
-        let first = *start as u32;
         self.stats.total_len += len_sum;
         // Within the day, every doc but the last is one's previous.
         self.stats.previous_len += len_sum - u64::from(*last_len);
-        if let Some((tf, len)) = self.previous.take() {
+        let previous = std::mem::replace(&mut self.previous, Previous::LastOf(p, *last_len));
+        if let Some(len) = previous.len() {
             self.stats.previous_len += u64::from(len);
-            if !ends.first.is_empty() {
-                // Stored without a previous doc (see `index`).
-                self.boundary.push((first, p, (tf, len)));
-            } else if !tf.is_empty() {
-                // By the words of the message before it alone.
-                self.counted.push(Doc {
-                    place: first,
-                    chars: *first_chars,
-                    len: *first_len,
-                    previous_len: len,
-                    tf: bm25::expand(&[], &tf),
-                });
-            }
+            self.boundary.push((p, previous));
         }
-        self.previous = Some((ends.last.clone(), *last_len));
     }
 
     /// Summary lines stand alone, after the `messages` messages.
@@ -548,6 +572,7 @@ impl Counter<'_> {
                     len: own.len,
                     previous_len: 0,
                     tf: bm25::expand(&own.tf, &[]),
+                    after: None,
                 });
             }
         }

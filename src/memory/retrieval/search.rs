@@ -45,6 +45,7 @@ fn every_hit() -> Options {
         neighbours: 0,
         min_score: 0.0,
         recency_weight: 0.0,
+        explain: false,
     }
 }
 
