@@ -122,7 +122,7 @@ def encode(weights, ids, heads=12, layers=6):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", help="folder with model.safetensors and vocab.txt of all-MiniLM-L6-v2")
-    ap.add_argument("--k", type=int, default=4, help="neighbours per stem at most")
+    ap.add_argument("--k", type=int, default=6, help="neighbours per stem at most")
     ap.add_argument("--cut", type=float, default=0.6, help="least cosine of a neighbour")
     ap.add_argument("--pcs", type=int, default=2, help="top principal components removed")
     ap.add_argument("--cache", help="a .npy file to keep the words' vectors in (and read them from)")
