@@ -51,6 +51,8 @@ pub struct QueryTerms {
     weights: Vec<f64>,
     /// The days or months the query names ("on 3 June, 2023").
     pub dates: Vec<super::when::Span>,
+    /// Terms from here on are expansions ([`QueryTerms::add_expansion`]).
+    expanded_from: Option<usize>,
 }
 
 impl QueryTerms {
@@ -74,6 +76,29 @@ impl QueryTerms {
             index,
             weights,
             dates: super::when::spans(text),
+            expanded_from: None,
+        }
+    }
+
+    /// The weight the query asks for term `i` with.
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights[i]
+    }
+
+    /// Add `term`, a word near one of the query's own ([`super::expand`]),
+    /// at `weight`: not if the query has it of its own (its weight
+    /// stays), the larger weight if another term brought it already.
+    pub fn add_expansion(&mut self, term: &str, weight: f64) {
+        let from = *self.expanded_from.get_or_insert(self.terms.len());
+        match self.index.get(term) {
+            Some(&i) if i >= from => self.weights[i] = self.weights[i].max(weight),
+            Some(_) => {}
+            None if self.terms.len() >= MAX_QUERY_TERMS => {}
+            None => {
+                self.index.insert(term.to_owned(), self.terms.len());
+                self.terms.push(term.to_owned());
+                self.weights.push(weight);
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 //!
 //! - [`tokenize`]: text to terms (NFKC, lower case, English stemming,
 //!   CJK bigrams).
+//! - [`expand`]: a query word's nearest words, from a static table.
 //! - [`bm25`]: the score of every unit for one query.
 //! - [`choose()`]: each hit's score and what the budget takes, with
 //!   why (`--explain`).
@@ -15,8 +16,9 @@
 //!   (`session search` with several words, the `search_memory` tool).
 //!
 //! A message is scored by BM25 (a term's idf to the power
-//! [`bm25::IDF_POWER`]) over its words and half the counts of the
-//! message before it, plus a share of its neighbours' scores (the
+//! [`bm25::IDF_POWER`]; each English query word with its nearest words
+//! at a fraction of its weight, [`expand`]) over its words and half the
+//! counts of the message before it, plus a share of its neighbours' scores (the
 //! question before an answer, the answer after a question), a small
 //! recency prior, and a raise when the query names the day or month it
 //! was written on ("on 3 June, 2023": see [`when`]). The best are taken
@@ -33,6 +35,7 @@
 pub mod bm25;
 mod choose;
 pub mod corpus;
+pub mod expand;
 pub mod index;
 mod index_write;
 pub mod indexing;
@@ -215,7 +218,20 @@ pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryT
     } else {
         query
     };
-    bm25::QueryTerms::new(tokenizer, query)
+    let mut terms = bm25::QueryTerms::new(tokenizer, query);
+    expand::expand(&mut terms, &name_stems(tokenizer, query));
+    terms
+}
+
+/// The stems of the words a text names someone or something with: the
+/// capitalised words after its first ("I" aside).
+fn name_stems(tokenizer: &tokenize::Tokenizer, text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .flat_map(|w| tokenizer.terms(w))
+        .collect()
 }
 
 /// The terms of a message and, if it [`is_follow_up`], at
@@ -527,6 +543,30 @@ mod tests {
             &options,
         );
         assert_eq!(when(&got), day(6, 20, 10));
+    }
+
+    #[test]
+    fn a_word_near_the_query_s_finds_a_turn_without_its_words() {
+        let mut turns = chatter(100);
+        turns.insert(40, (Role::User, "the kids loved the beach on Sunday"));
+        turns.insert(70, (Role::User, "we adopted a dog last week"));
+        let corpus = make(&turns);
+        let options = Options {
+            max_passages: 1,
+            neighbours: 0,
+            ..Options::default()
+        };
+        // "children" is not in the turn, "kids" is near it; "pets" and
+        // "dog" too.
+        let got = run(&corpus, "How many children does she have?", &[], &options);
+        assert_eq!(texts(&got), ["the kids loved the beach on Sunday"]);
+        let got = run(&corpus, "Which pets does she have?", &[], &options);
+        assert_eq!(texts(&got), ["we adopted a dog last week"]);
+        // A turn with the query's own word still ranks first.
+        turns.insert(10, (Role::User, "both children start school on Monday"));
+        let corpus = make(&turns);
+        let got = run(&corpus, "How many children does she have?", &[], &options);
+        assert_eq!(texts(&got), ["both children start school on Monday"]);
     }
 
     #[test]
