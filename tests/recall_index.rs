@@ -8,6 +8,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::common::run::Done;
 use crate::common::{TestEnv, history_line, import_and_compact, write_file};
 use serde_json::{Value, json};
 
@@ -93,7 +94,8 @@ fn segments(env: &TestEnv, owner: &str) -> Vec<PathBuf> {
     found
 }
 
-fn recall_json(env: &TestEnv, user: &str, question: &str) -> Value {
+/// `context --json --explain` for `question`, as run.
+fn explained(env: &TestEnv, user: &str, question: &str) -> Done {
     env.run([
         "--json",
         "context",
@@ -104,7 +106,10 @@ fn recall_json(env: &TestEnv, user: &str, question: &str) -> Value {
         question,
     ])
     .succeeds()
-    .json()
+}
+
+fn recall_json(env: &TestEnv, user: &str, question: &str) -> Value {
+    explained(env, user, question).json()
 }
 
 fn index(env: &TestEnv) -> Value {
@@ -268,17 +273,7 @@ fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
     }
     std::fs::write(&seg, &bytes).unwrap();
 
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
+    let done = explained(&env, "U1", QUESTION);
     assert!(
         done.stderr().contains("is damaged") && done.stderr().contains("maintain --only index"),
         "{}",
@@ -288,17 +283,7 @@ fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
 
     // A head damaged: found when the segment is opened.
     std::fs::write(&seg, &bytes[..100]).unwrap();
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
+    let done = explained(&env, "U1", QUESTION);
     assert!(done.stderr().contains("is damaged"), "{}", done.stderr());
     assert_eq!(found(&done.json()), found(&clean));
 
@@ -310,17 +295,7 @@ fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
         "{}",
         report.stderr()
     );
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
+    let done = explained(&env, "U1", QUESTION);
     assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
     assert!(
         done.json()["explain"]["recall"]["indexedDays"]
@@ -336,17 +311,7 @@ fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
     let out = env.run(["--json", "session", "reindex"]).succeeds().json();
     assert_eq!(out["recallDamaged"], 1, "{out:#}");
     assert!(out["recallDays"].as_u64().unwrap() >= 5, "{out:#}");
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
+    let done = explained(&env, "U1", QUESTION);
     assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
     assert_eq!(found(&done.json()), found(&clean));
 }
@@ -540,32 +505,12 @@ fn a_segment_of_another_tokenizer_version_is_not_used() {
     bytes[92..96].copy_from_slice(&crc.sum().to_le_bytes());
     std::fs::write(&seg, &bytes).unwrap();
 
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
+    let done = explained(&env, "U1", QUESTION);
     assert_eq!(done.json()["explain"]["recall"]["indexedDays"], 0);
     assert!(!done.stderr().contains("damaged"), "{}", done.stderr());
     assert!(done.json()["text"].as_str().unwrap().contains("Biscuit"));
     index(&env);
-    let done = env
-        .run([
-            "--json",
-            "context",
-            "--user",
-            "U1",
-            "--explain",
-            "--",
-            QUESTION,
-        ])
-        .succeeds();
+    let done = explained(&env, "U1", QUESTION);
     assert!(
         done.json()["explain"]["recall"]["indexedDays"]
             .as_u64()
@@ -709,17 +654,7 @@ fn a_segment_of_the_older_format_is_stale() {
         bytes[8..12].copy_from_slice(&older.to_le_bytes());
         std::fs::write(&seg, &bytes).unwrap();
 
-        let done = env
-            .run([
-                "--json",
-                "context",
-                "--user",
-                "U1",
-                "--explain",
-                "--",
-                QUESTION,
-            ])
-            .succeeds();
+        let done = explained(&env, "U1", QUESTION);
         assert!(
             !done.stderr().contains("damaged"),
             "{older}: {}",

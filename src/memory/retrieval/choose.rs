@@ -501,6 +501,25 @@ mod tests {
     use crate::memory::message::Role;
     use chrono::TimeZone as _;
 
+    /// The query's terms and each unit's counts of them, as recall counts.
+    fn counted(
+        corpus: &super::super::Corpus,
+        query: &str,
+    ) -> (bm25::QueryTerms, Vec<bm25::Counts>) {
+        let tokenizer = super::super::tokenize::Tokenizer::new();
+        let terms = bm25::QueryTerms::new(&tokenizer, query);
+        let counts = corpus
+            .units
+            .iter()
+            .map(|u| {
+                let mut c = bm25::count(&tokenizer, &terms, u.item.text());
+                c.tf.sort_unstable();
+                c
+            })
+            .collect();
+        (terms, counts)
+    }
+
     /// The walk given a few hits first chooses as the walk given all:
     /// when the budget stops it early, when it runs past them, when the
     /// floor does.
@@ -529,17 +548,7 @@ mod tests {
             messages: units.len(),
             units,
         };
-        let tokenizer = super::super::tokenize::Tokenizer::new();
-        let terms = bm25::QueryTerms::new(&tokenizer, "the puppy at the concert");
-        let counts: Vec<bm25::Counts> = corpus
-            .units
-            .iter()
-            .map(|u| {
-                let mut c = bm25::count(&tokenizer, &terms, u.item.text());
-                c.tf.sort_unstable();
-                c
-            })
-            .collect();
+        let (terms, counts) = counted(&corpus, "the puppy at the concert");
         let hits: Vec<score::Hit> = bm25::scores(&terms, &counts, corpus.messages)
             .into_iter()
             .enumerate()
@@ -597,17 +606,7 @@ mod tests {
             messages: units.len(),
             units,
         };
-        let tokenizer = super::super::tokenize::Tokenizer::new();
-        let terms = bm25::QueryTerms::new(&tokenizer, "the puppy at the concert on 2023-11-15");
-        let counts: Vec<bm25::Counts> = corpus
-            .units
-            .iter()
-            .map(|u| {
-                let mut c = bm25::count(&tokenizer, &terms, u.item.text());
-                c.tf.sort_unstable();
-                c
-            })
-            .collect();
+        let (terms, counts) = counted(&corpus, "the puppy at the concert on 2023-11-15");
         let mut hits = Hits::default();
         for (i, raw) in bm25::scores(&terms, &counts, corpus.messages)
             .into_iter()
