@@ -154,8 +154,14 @@ fn populate(env: &TestEnv) {
             .args(["--", "this one fails"])
             .fails(Exit::ClaudeFailed);
     }
-    // What a killed compaction leaves (only a crash makes one).
+    // What a killed compaction leaves (only a crash makes one), and a
+    // failure record's write killed before its rename.
     write_file(&env.sessions_dir().join(".journal/U1.json"), b"{}\n");
+    write_file(
+        &env.sessions_dir()
+            .join(".locks/inflight/.U1-08988b07b5422838.failed.4242.18a3f.0.tmp"),
+        b"{\"error\":\"the error\"}",
+    );
 }
 
 fn owners() -> Vec<MemoryKey> {

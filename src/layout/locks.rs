@@ -18,6 +18,16 @@ fn msg_id_hash(msg_id: &str) -> u64 {
     hash
 }
 
+/// The failure record a temporary file is for, when `name` is one:
+/// `.<record>.<pid>.<time>.<n>.tmp` (`store::atomic`'s temporary name),
+/// left by a write killed before its rename. Prune never looks under
+/// `.locks/`, so only an erase removes it.
+fn inflight_temp_record(name: &str) -> Option<&str> {
+    let temp = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (stem, _) = temp.rsplit_once(".failed.")?;
+    Some(&temp[..stem.len() + ".failed".len()])
+}
+
 impl Layout {
     pub fn locks_dir(&self) -> PathBuf {
         self.sessions.join(".locks")
@@ -57,8 +67,10 @@ impl Layout {
 
     /// Whose per-message lock or failure record `name` (a file name in
     /// [`Self::inflight_dir`]) is: the owner's folder name, as
-    /// [`Self::inflight_lock_file`] wrote it; `None` for any other name.
+    /// [`Self::inflight_lock_file`] wrote it (a record's temporary file
+    /// too); `None` for any other name.
     pub fn inflight_owner(name: &str) -> Option<&str> {
+        let name = inflight_temp_record(name).unwrap_or(name);
         let stem = name
             .strip_suffix(".lock")
             .or_else(|| name.strip_suffix(".failed"))?;
@@ -67,11 +79,16 @@ impl Layout {
         (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(owner)
     }
 
-    /// The per-message lock a failure record (or the lock itself) in
-    /// [`Self::inflight_dir`] belongs to.
+    /// The per-message lock a failure record (or its temporary file, or
+    /// the lock itself) in [`Self::inflight_dir`] belongs to.
     pub fn inflight_lock_of(path: &std::path::Path) -> PathBuf {
-        match path.to_str().and_then(|p| p.strip_suffix(".failed")) {
-            Some(stem) => PathBuf::from(format!("{stem}.lock")),
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let name = inflight_temp_record(name).unwrap_or(name);
+        match name.strip_suffix(".failed") {
+            Some(stem) => path.with_file_name(format!("{stem}.lock")),
             None => path.to_owned(),
         }
     }

@@ -306,7 +306,19 @@ mod tests {
                 );
             }
         }
-        for other in ["U1.lock", "U1-08a98b07.lock", "U1-08a98b07b5509b6b.tmp"] {
+        // A record's temporary file, left by a killed write.
+        let temp = ".U1-x-08a98b07b5509b6b.failed.4242.18a3f.0.tmp";
+        assert_eq!(Layout::inflight_owner(temp), Some("U1-x"));
+        assert_eq!(
+            Layout::inflight_lock_of(&layout.inflight_dir().join(temp)),
+            layout.inflight_dir().join("U1-x-08a98b07b5509b6b.lock")
+        );
+        for other in [
+            "U1.lock",
+            "U1-08a98b07.lock",
+            "U1-08a98b07b5509b6b.tmp",
+            ".U1-08a98b07b5509b6b.lock.1.2.0.tmp",
+        ] {
             assert_eq!(Layout::inflight_owner(other), None, "{other}");
         }
         let daily = name(layout.daily_file(&MemoryKey::person(&u), day));

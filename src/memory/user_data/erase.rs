@@ -87,24 +87,28 @@ pub fn erase(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<PathBuf>> {
 /// held by an `ask` still answering is left to it: it removes its own
 /// lock when done, and its reply is not logged (`append_answer`).
 fn erase_inflight(state: &State, owner: &MemoryKey) -> anyhow::Result<Vec<PathBuf>> {
-    let mut locks: Vec<PathBuf> =
-        crate::store::fs::read_dir_optional(&state.layout.inflight_dir())?
-            .iter()
-            .filter(|entry| {
-                entry.file_name().to_str().and_then(Layout::inflight_owner) == Some(owner.as_str())
-            })
-            .map(|entry| Layout::inflight_lock_of(&entry.path()))
-            .collect();
-    locks.sort();
-    locks.dedup();
+    // Each lock with the records (and their temporary files) beside it.
+    let mut owned: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
+    for entry in crate::store::fs::read_dir_optional(&state.layout.inflight_dir())? {
+        if entry.file_name().to_str().and_then(Layout::inflight_owner) != Some(owner.as_str()) {
+            continue;
+        }
+        let path = entry.path();
+        let lock = Layout::inflight_lock_of(&path);
+        let beside = owned.entry(lock.clone()).or_default();
+        if path != lock {
+            beside.push(path);
+        }
+    }
     let mut removed = Vec::new();
-    for path in locks {
+    for (path, beside) in owned {
         let Some(lock) = crate::store::lock::FileLock::try_acquire(&path)? else {
             continue;
         };
-        let record = path.with_extension("failed");
-        if remove_if_exists(&record)? {
-            removed.push(record);
+        for file in beside {
+            if remove_if_exists(&file)? {
+                removed.push(file);
+            }
         }
         lock.remove()?;
         removed.push(path);
