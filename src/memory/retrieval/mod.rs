@@ -21,7 +21,7 @@
 //! counts of the message before it, plus a share of its neighbours' scores (the
 //! question before an answer, the answer after a question), a small
 //! recency prior, and a raise when the query names the day or month it
-//! was written on ("on 3 June, 2023": see [`when`]). The best are taken
+//! was written on ("on 3 June, 2023", "in June": see [`when`]). The best are taken
 //! until the budget (`recall.maxChars`, `recall.maxPassages`) is spent,
 //! each with the turn before and after it, no turn twice and none already
 //! in the recent window; a hit already taken as another's neighbour
@@ -542,7 +542,9 @@ mod tests {
             &[],
             &options,
         );
-        assert_eq!(when(&got), day(6, 20, 10));
+        assert_eq!(when(&got), day(6, 20, 10));        // A month with no year: that month, of any year.
+        let got = run(&corpus, "What class did she join in May?", &[], &options);
+        assert_eq!(when(&got), day(5, 3, 10));
     }
 
     #[test]

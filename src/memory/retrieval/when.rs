@@ -1,7 +1,8 @@
 //! Dates a query names ("on 3 June, 2023", "in May 2023", "2023-06-03",
-//! "2023年6月3日"): a message written on that day (or in that month) is
-//! more likely what the query is about, since a message's date is shown
-//! with it but is not among its words.
+//! "2023年6月3日", and a month with no year: "in June"): a message
+//! written on that day (or in that month) is more likely what the query
+//! is about, since a message's date is shown with it but is not among
+//! its words.
 
 use std::sync::LazyLock;
 
@@ -15,11 +16,18 @@ pub struct Span {
     pub last: NaiveDate,
     /// One day (not a whole month).
     pub day: bool,
+    /// The month of `first` in every year ("in June": the year is not
+    /// guessed).
+    pub yearly: bool,
 }
 
 impl Span {
     pub fn contains(&self, date: NaiveDate) -> bool {
-        self.first <= date && date <= self.last
+        if self.yearly {
+            date.month() == self.first.month()
+        } else {
+            self.first <= date && date <= self.last
+        }
     }
 }
 
@@ -47,11 +55,41 @@ static MONTH_DAY_YEAR: LazyLock<Regex> = LazyLock::new(|| {
 static MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(r"(?i)\b{MONTH_NAME}\.?,?\s+(\d{{4}})\b")).expect("a valid pattern")
 });
+/// "in June", "during Sept": a month name, capitalised (not "I may"),
+/// after a word that says when ("May I ask" names no month).
+static MONTH_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i:\b(?:in|on|during|of|last|since|until|through|early|late|mid|before|after|by))[\s-]+(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b",
+    )
+    .expect("a valid pattern")
+});
 /// "2023-06-03", "2023/6/3", "2023年6月3日", "2023年6月"
 static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})(?:\s*(?:[-/.]|月)\s*(\d{1,2})\s*日?|\s*月)")
         .expect("a valid pattern")
 });
+
+/// A month's name or its abbreviation, in any case: what
+/// [`MONTH_NAME`] matches.
+fn is_month_word(word: &str) -> bool {
+    const FULL: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let word = word.to_ascii_lowercase();
+    FULL.iter()
+        .any(|full| word == *full || (word.len() >= 3 && full.starts_with(word.as_str())))
+}
 
 fn month_number(name: &str) -> Option<u32> {
     let name = name.to_ascii_lowercase();
@@ -67,6 +105,7 @@ fn day_span(year: i32, month: u32, day: u32) -> Option<Span> {
         first: date,
         last: date,
         day: true,
+        yearly: false,
     })
 }
 
@@ -81,23 +120,52 @@ fn month_span(year: i32, month: u32) -> Option<Span> {
         first,
         last: next.pred_opt()?,
         day: false,
+        yearly: false,
     })
 }
 
+/// The months `text` names with no year ("in June"), each in every
+/// year. Only for a text with no year at all: "in June 2023" is
+/// [`MONTH_YEAR`]'s.
+fn yearly_months(text: &str) -> Vec<Span> {
+    // Without a month's capitalised name as a word ("Mark" is none),
+    // the pattern is not even compiled.
+    let names_a_month = text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| w.starts_with(|c: char| c.is_ascii_uppercase()) && is_month_word(w));
+    if !names_a_month {
+        return Vec::new();
+    }
+    let mut out: Vec<Span> = Vec::new();
+    for c in MONTH_ALONE.captures_iter(text) {
+        if let Some(span) = month_number(&c[1]).and_then(|m| month_span(2000, m)) {
+            let span = Span {
+                yearly: true,
+                ..span
+            };
+            if !out.contains(&span) {
+                out.push(span);
+            }
+        }
+    }
+    out
+}
+
 /// The days and months `text` names. A day with no year ("on 3 June")
-/// names nothing: the year is not guessed. (Full-width digits are not
-/// read: such a date is simply not found.)
+/// names its month in every year, as "in June" does: the year is not
+/// guessed. (Full-width digits are not read: such a date is simply not
+/// found.)
 pub fn spans(text: &str) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::new();
-    // Every form names a year: without four digits in a row there is
-    // nothing to find, and the patterns are not even compiled (a few ms
-    // per process).
+    // Every form but a month alone names a year: without four digits in
+    // a row there is no other to find, and their patterns are not even
+    // compiled (a few ms per process).
     let has_year = text
         .as_bytes()
         .windows(4)
         .any(|w| w.iter().all(u8::is_ascii_digit));
     if !has_year {
-        return out;
+        return yearly_months(text);
     }
     let mut push = |span: Option<Span>| {
         if let Some(span) = span
@@ -160,7 +228,8 @@ mod tests {
             [Span {
                 first: d(2023, 6, 3),
                 last: d(2023, 6, 3),
-                day: true
+                day: true,
+                yearly: false
             }]
         );
         assert_eq!(
@@ -174,14 +243,36 @@ mod tests {
             [Span {
                 first: d(2023, 5, 1),
                 last: d(2023, 5, 31),
-                day: false
+                day: false,
+                yearly: false
             }]
         );
         assert_eq!(one("2023-12-05")[0].first, d(2023, 12, 5));
         assert_eq!(one("2026年1月5日に")[0].first, d(2026, 1, 5));
         assert_eq!(one("2026年2月")[0].last, d(2026, 2, 28));
-        // Words that only look like months, and no year: nothing.
-        assert!(one("I may go in March").is_empty());
+        // Words that only look like months: nothing.
+        assert!(one("May I ask what I said? I may go").is_empty());
+        assert!(one("a march in the park").is_empty());
         assert!(one("31 February 2023").is_empty());
+    }
+
+    #[test]
+    fn a_month_with_no_year_is_that_month_of_every_year() {
+        for text in [
+            "When did Melanie go camping in June?",
+            "what did I do on 3 June",
+            "during Jun, or mid-June",
+        ] {
+            let got = spans(text);
+            assert_eq!(got.len(), 1, "{text}: {got:?}");
+            let june = got[0];
+            assert!(june.yearly && !june.day, "{text}");
+            assert!(june.contains(d(2023, 6, 27)) && june.contains(d(1999, 6, 1)));
+            assert!(!june.contains(d(2023, 7, 1)) && !june.contains(d(2023, 5, 31)));
+        }
+        // Two months named, both found; with a year, only the dated form.
+        assert_eq!(spans("in March or in April").len(), 2);
+        let dated = spans("in June 2023");
+        assert!(dated.len() == 1 && !dated[0].yearly);
     }
 }
