@@ -313,3 +313,52 @@ fn a_follow_up_recalls_the_fact_with_the_turn_before_it() {
         "ask recalls the same for the follow-up"
     );
 }
+
+#[test]
+fn a_misspelt_word_is_looked_for_as_the_memory_s_word() {
+    let env = TestEnv::new();
+    history(
+        &env,
+        "U1",
+        Some("We marched at the pride festival downtown with the whole choir"),
+        120,
+    );
+    // "fesetival" and "choier": no message has them; one edit from the
+    // memory's words.
+    let shown = context(
+        &env,
+        "U1",
+        Some("Who came to the fesetival with the choier?"),
+    );
+    assert!(
+        shown.contains("] User: We marched at the pride festival"),
+        "recalled as if spelt right: {shown}"
+    );
+    let json: Value = serde_json::from_str(
+        &env.run([
+            "--json",
+            "context",
+            "--explain",
+            "--user",
+            "U1",
+            "--",
+            "the fesetival",
+        ])
+        .succeeds()
+        .stdout(),
+    )
+    .unwrap();
+    let terms = json["explain"]["recall"]["terms"].to_string();
+    assert!(
+        terms.contains("\"festiv\"") && !terms.contains("fesetiv"),
+        "{terms}"
+    );
+    // `session search` (several words, ranked) corrects the same way.
+    let found = env
+        .run(["session", "search", "fesetival", "choier"])
+        .succeeds()
+        .stdout();
+    assert!(found.contains("pride festival"), "{found}");
+    // A word with nothing near it stays as it is and finds nothing.
+    assert!(!context(&env, "U1", Some("the zqxwvy")).contains("[Earlier"));
+}

@@ -45,6 +45,7 @@ pub const IDF_POWER: f64 = 1.5;
 const MAX_QUERY_TERMS: usize = 512;
 
 /// A query's distinct terms, and how many times each is asked for.
+#[derive(Clone)]
 pub struct QueryTerms {
     pub terms: Vec<String>,
     index: HashMap<String, usize, super::tokenize::FnvBuild>,
@@ -78,6 +79,47 @@ impl QueryTerms {
             dates: super::when::spans(text),
             expanded_from: None,
         }
+    }
+
+    /// A query of `terms` (distinct), each asked for once: a probe of
+    /// which of them the memory has ([`super::spelling`]).
+    pub fn of_terms(terms: Vec<String>) -> Self {
+        let index = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i))
+            .collect();
+        Self {
+            weights: vec![1.0; terms.len()],
+            terms,
+            index,
+            dates: Vec::new(),
+            expanded_from: None,
+        }
+    }
+
+    /// The number of `term`, if the query has it.
+    pub fn position(&self, term: &str) -> Option<usize> {
+        self.index.get(term).copied()
+    }
+
+    /// The number of `term`, if it is one of the query's own (not an
+    /// expansion).
+    pub fn own_position(&self, term: &str) -> Option<usize> {
+        self.position(term)
+            .filter(|&i| self.expanded_from.is_none_or(|from| i < from))
+    }
+
+    /// Term `i` becomes `term`, at the same weight; not if the query has
+    /// `term` already (whether it changed).
+    pub fn rename(&mut self, i: usize, term: &str) -> bool {
+        if self.index.contains_key(term) {
+            return false;
+        }
+        self.index.remove(&self.terms[i]);
+        self.index.insert(term.to_owned(), i);
+        self.terms[i] = term.to_owned();
+        true
     }
 
     /// The weight the query asks for term `i` with.

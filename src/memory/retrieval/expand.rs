@@ -38,11 +38,21 @@ pub fn expand(query: &mut super::bm25::QueryTerms, names: &[String]) {
         if !term.bytes().all(|b| b.is_ascii_lowercase()) || names.contains(term) {
             continue;
         }
-        let weight = query.weight(i) * ALPHA;
-        for (near, sim) in neighbours(&query.terms[i]) {
-            query.add_expansion(near, weight * sim);
-        }
+        expand_term(query, i);
     }
+}
+
+/// Add to `query` the neighbours of its term `i`.
+pub fn expand_term(query: &mut super::bm25::QueryTerms, i: usize) {
+    let weight = query.weight(i) * ALPHA;
+    for (near, sim) in neighbours(&query.terms[i]) {
+        query.add_expansion(near, weight * sim);
+    }
+}
+
+/// Whether the table has `stem` (an English word with neighbours).
+pub fn knows(stem: &str) -> bool {
+    find(body(), stem).is_some()
 }
 
 /// The neighbours of `stem`, best first, with their cosine (0–1); none

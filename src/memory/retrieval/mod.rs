@@ -41,6 +41,7 @@ mod index_write;
 pub mod indexing;
 pub mod score;
 pub mod search;
+pub mod spelling;
 pub mod tokenize;
 pub mod when;
 
@@ -189,9 +190,8 @@ pub fn recall(
     let mut leave_out = HashSet::new();
     loop {
         let view = corpus::read(state, owner, &scan_days, &leave_out)?;
-        let outcome = view
-            .scores(&tokenizer, &terms)
-            .and_then(|raw| choose(&view, &raw, &terms, window, skip_id, options));
+        let outcome = scored(&tokenizer, &view, query, &terms)
+            .and_then(|(terms, raw)| choose(&view, &raw, &terms, window, skip_id, options));
         match outcome {
             Ok(mut found) => {
                 found.indexed_days = view.indexed_days;
@@ -211,6 +211,31 @@ pub fn recall(
     }
 }
 
+/// The BM25 scores of `view`'s units for `terms`, the words of `query`
+/// that no message has corrected first ([`spelling`]): the terms scored,
+/// and the hits.
+fn scored<'t>(
+    tokenizer: &tokenize::Tokenizer,
+    view: &corpus::View,
+    query: &str,
+    terms: &'t bm25::QueryTerms,
+) -> anyhow::Result<(std::borrow::Cow<'t, bm25::QueryTerms>, Hits)> {
+    let counted = view.count(tokenizer, terms)?;
+    let fixed = spelling::corrected(tokenizer, query, terms, &counted.stats().df, |probe| {
+        Ok(view.count(tokenizer, probe)?.stats().df.clone())
+    })?;
+    let (terms, counted) = match fixed {
+        None => (std::borrow::Cow::Borrowed(terms), counted),
+        Some(fixed) => {
+            let counted = view.count(tokenizer, &fixed)?;
+            (std::borrow::Cow::Owned(fixed), counted)
+        }
+    };
+    let scorer = bm25::Scorer::new(&terms, counted.stats());
+    let hits = counted.score(&scorer)?;
+    Ok((terms, hits))
+}
+
 /// The terms to look for: none for small talk.
 pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryTerms {
     let query = if tokenize::is_small_talk(query) {
@@ -225,7 +250,7 @@ pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryT
 
 /// The stems of the words a text names someone or something with: the
 /// capitalised words after its first ("I" aside).
-fn name_stems(tokenizer: &tokenize::Tokenizer, text: &str) -> Vec<String> {
+pub(super) fn name_stems(tokenizer: &tokenize::Tokenizer, text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .skip(1)
@@ -542,7 +567,7 @@ mod tests {
             &[],
             &options,
         );
-        assert_eq!(when(&got), day(6, 20, 10));        // A month with no year: that month, of any year.
+        assert_eq!(when(&got), day(6, 20, 10)); // A month with no year: that month, of any year.
         let got = run(&corpus, "What class did she join in May?", &[], &options);
         assert_eq!(when(&got), day(5, 3, 10));
     }

@@ -137,9 +137,9 @@ pub fn search(
     let mut leave_out = HashSet::new();
     loop {
         match rank(
-            state, owners, &tokenizer, &terms, limit, options, keep, &leave_out,
+            state, owners, &tokenizer, query, &terms, limit, options, keep, &leave_out,
         ) {
-            Ok((hits, more)) => {
+            Ok((hits, more, terms)) => {
                 return Ok(Found {
                     hits,
                     more,
@@ -159,28 +159,42 @@ pub fn search(
     }
 }
 
-/// The best `limit` hits that `keep` keeps, best first, and how many more
-/// it keeps; the segments in `leave_out` not used.
+/// The best `limit` hits that `keep` keeps, best first, how many more
+/// it keeps, and the terms looked for (the words of `query` no message
+/// has corrected: [`super::spelling`]); the segments in `leave_out` not
+/// used.
 #[allow(clippy::too_many_arguments)]
 fn rank(
     state: &State,
     owners: &[Owner],
     tokenizer: &tokenize::Tokenizer,
+    query: &str,
     terms: &bm25::QueryTerms,
     limit: Option<usize>,
     options: &Options,
     keep: Option<Keep>,
     leave_out: &HashSet<PathBuf>,
-) -> anyhow::Result<(Vec<Hit>, usize)> {
+) -> anyhow::Result<(Vec<Hit>, usize, bm25::QueryTerms)> {
     let views: Vec<View> = owners
         .iter()
         .map(|owner| corpus::read(state, owner, &[], leave_out))
         .collect::<anyhow::Result<_>>()?;
-    let counted: Vec<Counted> = views
-        .iter()
-        .map(|view| view.count(tokenizer, terms))
-        .collect::<anyhow::Result<_>>()?;
-    let stats = summed(terms, &counted);
+    let count = |terms: &bm25::QueryTerms| -> anyhow::Result<Vec<Counted>> {
+        views
+            .iter()
+            .map(|view| view.count(tokenizer, terms))
+            .collect()
+    };
+    let mut counted = count(terms)?;
+    let mut stats = summed(terms, &counted);
+    let fixed = super::spelling::corrected(tokenizer, query, terms, &stats.df, |probe| {
+        Ok(summed(probe, &count(probe)?).df)
+    })?;
+    if let Some(fixed) = &fixed {
+        counted = count(fixed)?;
+        stats = summed(fixed, &counted);
+    }
+    let terms = fixed.as_ref().unwrap_or(terms);
     let scorer = bm25::Scorer::new(terms, &stats);
     // The recency prior is applied below, per owner.
     let every = every_hit();
@@ -254,7 +268,7 @@ fn rank(
             score: c.score,
         })
         .collect();
-    Ok((hits, more))
+    Ok((hits, more, terms.clone()))
 }
 
 /// The term statistics of all the owners counted, as one corpus: their
