@@ -567,7 +567,24 @@ mod tests {
             &[],
             &options,
         );
-        assert_eq!(when(&got), day(6, 20, 10)); // A month with no year: that month, of any year.
+        assert_eq!(when(&got), day(6, 20, 10));
+        // A day named raises the days after it, when it is told about:
+        // 3 May is 2 days after 1 May; 20 June is 4 after 16 June.
+        let got = run(
+            &corpus,
+            "What class did she join on 1 May, 2023?",
+            &[],
+            &options,
+        );
+        assert_eq!(when(&got), day(5, 3, 10));
+        let got = run(
+            &corpus,
+            "What class did she join on 16 June, 2023?",
+            &[],
+            &options,
+        );
+        assert_eq!(when(&got), day(6, 20, 10));
+        // A month with no year: that month, of any year.
         let got = run(&corpus, "What class did she join in May?", &[], &options);
         assert_eq!(when(&got), day(5, 3, 10));
     }

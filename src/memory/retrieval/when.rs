@@ -2,7 +2,8 @@
 //! "2023年6月3日", and a month with no year: "in June"): a message
 //! written on that day (or in that month) is more likely what the query
 //! is about, since a message's date is shown with it but is not among
-//! its words.
+//! its words. A day named raises the few days after it too: what
+//! happened is told then ("yesterday", "last night").
 
 use std::sync::LazyLock;
 
@@ -21,7 +22,17 @@ pub struct Span {
     pub yearly: bool,
 }
 
+/// The days after a day a query names on which what happened that day
+/// is still told ("yesterday", "last night", "on Saturday").
+pub const DAYS_AFTER: i64 = 3;
+
 impl Span {
+    /// Whether `date` is one of the [`DAYS_AFTER`] days after the day
+    /// this span names (none for a month).
+    pub fn is_told_after(&self, date: NaiveDate) -> bool {
+        self.day && !self.yearly && self.last < date && (date - self.last).num_days() <= DAYS_AFTER
+    }
+
     pub fn contains(&self, date: NaiveDate) -> bool {
         if self.yearly {
             date.month() == self.first.month()
@@ -254,6 +265,16 @@ mod tests {
         assert!(one("May I ask what I said? I may go").is_empty());
         assert!(one("a march in the park").is_empty());
         assert!(one("31 February 2023").is_empty());
+    }
+
+    #[test]
+    fn a_day_is_told_about_on_the_days_after_it() {
+        let day = spans("on 3 June, 2023")[0];
+        assert!(!day.is_told_after(d(2023, 6, 3)) && day.contains(d(2023, 6, 3)));
+        assert!(day.is_told_after(d(2023, 6, 4)) && day.is_told_after(d(2023, 6, 6)));
+        assert!(!day.is_told_after(d(2023, 6, 7)) && !day.is_told_after(d(2023, 6, 2)));
+        // Not after a month.
+        assert!(!spans("in June 2023")[0].is_told_after(d(2023, 7, 1)));
     }
 
     #[test]
