@@ -6,6 +6,7 @@
 //! - [`tokenize`]: text to terms (NFKC, lower case, English stemming,
 //!   CJK bigrams).
 //! - [`expand`]: a query word's nearest words, from a static table.
+//! - [`spelling`]: a query word no message has, as the word one edit away.
 //! - [`bm25`]: the score of every unit for one query.
 //! - [`choose()`]: each hit's score and what the budget takes, with
 //!   why (`--explain`).
