@@ -244,9 +244,51 @@ pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryT
     } else {
         query
     };
-    let mut terms = bm25::QueryTerms::new(tokenizer, query);
+    let mut terms = bm25::QueryTerms::new(tokenizer, &without_frame_words(query));
     expand::expand(&mut terms, &name_stems(tokenizer, query));
     terms
+}
+
+/// `query` with the words that only frame what it asks blanked out:
+/// "kind", "type" or "sort" before "of" ("What kind of art…"), "many"
+/// or "much" after "how", "things" after "what" or "which". They say
+/// nothing of the topic, yet match any message with "kind words", "a
+/// lot" or "so many things" (and "many" brings "few", "lot").
+fn without_frame_words(query: &str) -> std::borrow::Cow<'_, str> {
+    // Each word (a run of letters): where it is, in lower case.
+    let mut words: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let mut start = None;
+    for (i, c) in query.char_indices().chain([(query.len(), ' ')]) {
+        match (c.is_alphabetic(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push((s..i, query[s..i].to_lowercase()));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let word = |i: Option<usize>| i.and_then(|i| words.get(i)).map(|(_, w)| w.as_str());
+    let mut out = query.to_owned();
+    let mut changed = false;
+    for (i, (range, w)) in words.iter().enumerate().rev() {
+        let (before, after) = (word(i.checked_sub(1)), word(Some(i + 1)));
+        let frames = match w.as_str() {
+            "kind" | "kinds" | "type" | "types" | "sort" | "sorts" => after == Some("of"),
+            "many" | "much" => before == Some("how"),
+            "thing" | "things" => matches!(before, Some("what" | "which")),
+            _ => false,
+        };
+        if frames {
+            out.replace_range(range.clone(), " ");
+            changed = true;
+        }
+    }
+    if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(query)
+    }
 }
 
 /// The stems of the words a text names someone or something with: the
@@ -588,6 +630,29 @@ mod tests {
         // A month with no year: that month, of any year.
         let got = run(&corpus, "What class did she join in May?", &[], &options);
         assert_eq!(when(&got), day(5, 3, 10));
+    }
+
+    #[test]
+    fn words_that_only_frame_a_question_are_not_looked_for() {
+        assert_eq!(
+            without_frame_words("What kind of art, and how many? Which things?"),
+            "What   of art, and how  ? Which  ?"
+        );
+        // Elsewhere they are words like any other.
+        let kept = "She is so kind; many types; a thing of beauty";
+        assert_eq!(without_frame_words(kept), kept);
+        // "kind" would make the older turn the better match.
+        let mut turns = chatter(100);
+        turns.insert(30, (Role::User, "your kind words about my art mean a lot"));
+        turns.insert(70, (Role::User, "I paint abstract art, mostly sunsets"));
+        let corpus = make(&turns);
+        let options = Options {
+            max_passages: 1,
+            neighbours: 0,
+            ..Options::default()
+        };
+        let got = run(&corpus, "What kind of art does she make?", &[], &options);
+        assert_eq!(texts(&got), ["I paint abstract art, mostly sunsets"]);
     }
 
     #[test]
