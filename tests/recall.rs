@@ -594,7 +594,7 @@ fn search_memory_finds_an_archived_line_end_to_end(cli: RealCli) {
         &env,
         &mock,
         &["--user", "alice"],
-        "which hotel did I stay at in March?",
+        "which hotel did I stay at back then?",
     );
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert_eq!(
