@@ -14,9 +14,11 @@
 //! person wrote does. A word with nothing near it is left as it is: it
 //! simply matches nothing.
 
+use std::collections::HashMap;
+
 use super::bm25::QueryTerms;
 use super::expand;
-use super::tokenize::Tokenizer;
+use super::tokenize::{FnvBuild, Tokenizer};
 
 /// The fewest letters a word corrected has.
 pub const MIN_LETTERS: usize = 5;
@@ -40,8 +42,10 @@ pub fn corrected(
     if unknown.is_empty() {
         return Ok(None);
     }
-    // Every candidate of every unknown word, in one probe.
+    // Every candidate of every unknown word, in one probe (a word's
+    // hundreds of edits share few stems: each looked up once).
     let mut probe: Vec<String> = Vec::new();
+    let mut place: HashMap<String, usize, FnvBuild> = HashMap::default();
     let mut of: Vec<(usize, Vec<usize>)> = Vec::new();
     for (t, word) in unknown {
         let mut mine = Vec::new();
@@ -49,21 +53,22 @@ pub fn corrected(
             let Some(stem) = single_term(tokenizer, &variant) else {
                 continue;
             };
-            if stem == terms.terms[t] || terms.position(&stem).is_some() {
+            if terms.position(&stem).is_some() {
                 continue;
             }
-            let at = match probe.iter().position(|p| *p == stem) {
-                Some(at) => at,
+            let at = match place.get(&stem) {
+                Some(&at) => at,
                 None if probe.len() >= MAX_CANDIDATES => continue,
                 None => {
+                    place.insert(stem.clone(), probe.len());
                     probe.push(stem);
                     probe.len() - 1
                 }
             };
-            if !mine.contains(&at) {
-                mine.push(at);
-            }
+            mine.push(at);
         }
+        mine.sort_unstable();
+        mine.dedup();
         of.push((t, mine));
     }
     let probe = QueryTerms::of_terms(probe);
