@@ -30,7 +30,7 @@ impl Span {
     /// Whether `date` is one of the [`DAYS_AFTER`] days after the day
     /// this span names (none for a month).
     pub fn is_told_after(&self, date: NaiveDate) -> bool {
-        self.day && !self.yearly && self.last < date && (date - self.last).num_days() <= DAYS_AFTER
+        self.day && self.last < date && (date - self.last).num_days() <= DAYS_AFTER
     }
 
     pub fn contains(&self, date: NaiveDate) -> bool {
@@ -42,8 +42,20 @@ impl Span {
     }
 }
 
+/// The months' names; their first three letters name them too.
 const MONTHS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 static MONTH_NAME: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
@@ -80,33 +92,18 @@ static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
-/// A month's name or its abbreviation, in any case: what
-/// [`MONTH_NAME`] matches.
+/// A month's name or its abbreviation of three or more letters, in any
+/// case: what [`MONTH_NAME`] matches.
 fn is_month_word(word: &str) -> bool {
-    const FULL: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let word = word.to_ascii_lowercase();
-    FULL.iter()
-        .any(|full| word == *full || (word.len() >= 3 && full.starts_with(word.as_str())))
+    word.len() >= 3 && MONTHS.iter().any(|full| full.starts_with(word.as_str()))
 }
 
 fn month_number(name: &str) -> Option<u32> {
     let name = name.to_ascii_lowercase();
     MONTHS
         .iter()
-        .position(|m| name.starts_with(m))
+        .position(|m| name.starts_with(&m[..3]))
         .map(|i| i as u32 + 1)
 }
 
@@ -261,7 +258,13 @@ mod tests {
         assert_eq!(one("2023-12-05")[0].first, d(2023, 12, 5));
         assert_eq!(one("2026年1月5日に")[0].first, d(2026, 1, 5));
         assert_eq!(one("2026年2月")[0].last, d(2026, 2, 28));
-        // Words that only look like months: nothing.
+        // Words that only look like months: nothing ("in March" is a
+        // month of every year, but "may" is none).
+        assert!(
+            one("I may go in March")
+                .iter()
+                .all(|s| s.first.month() == 3)
+        );
         assert!(one("May I ask what I said? I may go").is_empty());
         assert!(one("a march in the park").is_empty());
         assert!(one("31 February 2023").is_empty());
