@@ -585,51 +585,25 @@ mod tests {
             neighbours: 0,
             ..Options::default()
         };
-        let when = |r: &Recall| r.units[0].unit.item.ts();
-        // Without a date the newer one wins (the recency prior)...
-        let got = run(&corpus, "What class did she join?", &[], &options);
-        assert_eq!(when(&got), day(6, 20, 10));
-        // ...with one, the one written that day, or in that month.
-        let got = run(
-            &corpus,
-            "What class did she join on 3 May, 2023?",
-            &[],
-            &options,
-        );
-        assert_eq!(when(&got), day(5, 3, 10));
-        let got = run(
-            &corpus,
-            "What class did she join in May 2023?",
-            &[],
-            &options,
-        );
-        assert_eq!(when(&got), day(5, 3, 10));
-        let got = run(
-            &corpus,
-            "What class did she join in June 2023?",
-            &[],
-            &options,
-        );
-        assert_eq!(when(&got), day(6, 20, 10));
-        // A day named raises the days after it, when it is told about:
-        // 3 May is 2 days after 1 May; 20 June is 4 after 16 June.
-        let got = run(
-            &corpus,
-            "What class did she join on 1 May, 2023?",
-            &[],
-            &options,
-        );
-        assert_eq!(when(&got), day(5, 3, 10));
-        let got = run(
-            &corpus,
-            "What class did she join on 16 June, 2023?",
-            &[],
-            &options,
-        );
-        assert_eq!(when(&got), day(6, 20, 10));
-        // A month with no year: that month, of any year.
-        let got = run(&corpus, "What class did she join in May?", &[], &options);
-        assert_eq!(when(&got), day(5, 3, 10));
+        let (may, june) = (day(5, 3, 10), day(6, 20, 10));
+        for (question, written) in [
+            // Without a date the newer one wins (the recency prior)...
+            ("What class did she join?", june),
+            // ...with one, the one written that day, or in that month.
+            ("What class did she join on 3 May, 2023?", may),
+            ("What class did she join in May 2023?", may),
+            ("What class did she join in June 2023?", june),
+            // A day named raises the days after it, when it is told
+            // about: 3 May is 2 days after 1 May; 20 June is 4 after 16
+            // June.
+            ("What class did she join on 1 May, 2023?", may),
+            ("What class did she join on 16 June, 2023?", june),
+            // A month with no year: that month, of any year.
+            ("What class did she join in May?", may),
+        ] {
+            let got = run(&corpus, question, &[], &options);
+            assert_eq!(got.units[0].unit.item.ts(), written, "{question}");
+        }
     }
 
     #[test]
