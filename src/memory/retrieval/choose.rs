@@ -5,6 +5,7 @@
 //! `recall.maxPassages` is spent; and why each hit considered is or is
 //! not taken (`--explain`).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::{Considered, Hits, Item, Options, Recall, Recalled, Unit, Units, Verdict};
@@ -27,7 +28,7 @@ const NEIGHBOUR_SHARE: f64 = 0.5;
 const NAMED_DAY: f64 = 3.0;
 const NAMED_MONTH: f64 = 2.0;
 
-/// Hits the walk is given first ([`ranked`]).
+/// Hits the walk is given first ([`Best`]).
 const FIRST_HITS: usize = 512;
 /// Rows `--explain` lists besides what was taken.
 const MAX_EXPLAINED: usize = 40;
@@ -35,9 +36,25 @@ const MAX_EXPLAINED: usize = 40;
 /// HH:MM] User: x` and its line break.
 const MIN_UNIT_CHARS: usize = 27;
 
-/// Take what the budget allows of `units`, given the BM25 score of every
-/// unit that has one (`hits`).
+/// Take what the budget allows of `units`, given the best hits ranked as
+/// they were scored (`best`: [`Best::finish`]); `every` scores every
+/// unit again, listed, for the rare walk that runs out of them.
 pub fn choose(
+    units: &dyn Units,
+    best: Ranking,
+    terms: &bm25::QueryTerms,
+    window: &[Message],
+    skip_id: Option<&str>,
+    options: &Options,
+    every: impl FnOnce() -> anyhow::Result<Hits>,
+) -> anyhow::Result<Recall> {
+    choose_from(units, best, terms, window, skip_id, options, || {
+        every().map(Cow::Owned)
+    })
+}
+
+/// [`choose`] given the BM25 score of every unit that has one (`hits`).
+pub fn choose_listed(
     units: &dyn Units,
     hits: &Hits,
     terms: &bm25::QueryTerms,
@@ -48,7 +65,7 @@ pub fn choose(
     choose_first(units, hits, terms, window, skip_id, options, FIRST_HITS)
 }
 
-/// [`choose`], the walk given the `first` best hits first.
+/// [`choose_listed`], the walk given the `first` best hits first.
 fn choose_first(
     units: &dyn Units,
     hits: &Hits,
@@ -58,27 +75,33 @@ fn choose_first(
     options: &Options,
     first: usize,
 ) -> anyhow::Result<Recall> {
-    let new = || Chooser {
-        units,
-        hits,
-        window,
-        skip_id,
-        options,
-        taken: HashSet::new(),
-        chosen: Vec::new(),
-        considered: Vec::new(),
-        used: 0,
-        passages: 0,
-    };
+    let mut best = Best::with_first(units, terms, options, first);
+    score::Sink::take(&mut best, &hits.list)?;
+    let best = best.finish()?;
+    choose_from(units, best, terms, window, skip_id, options, || {
+        Ok(Cow::Borrowed(hits))
+    })
+}
+
+fn choose_from<'h>(
+    units: &dyn Units,
+    best: Ranking,
+    terms: &bm25::QueryTerms,
+    window: &[Message],
+    skip_id: Option<&str>,
+    options: &Options,
+    every: impl FnOnce() -> anyhow::Result<Cow<'h, Hits>>,
+) -> anyhow::Result<Recall> {
+    let every_hit: Cow<Hits>;
     // The walk nearly always ends among the best few hundred hits: it
     // is given those first, and every hit only if it runs out of them
     // (the same walk: they are the head of the whole order).
-    let mut chooser = new();
-    let limited = hits.list.len() > first;
-    let ran_out = chooser.run(ranked(units, &hits.list, terms, options, first)?)?;
-    if limited && ran_out {
-        chooser = new();
-        chooser.run(ranked(units, &hits.list, terms, options, usize::MAX)?)?;
+    let mut chooser = Chooser::new(units, &best.kept, window, skip_id, options);
+    let ran_out = chooser.run(best.order)?;
+    if best.limited && ran_out {
+        every_hit = every()?;
+        chooser = Chooser::new(units, &every_hit.list, window, skip_id, options);
+        chooser.run(every_ranked(units, &every_hit.list, terms, options)?)?;
     }
     let mut chosen = chooser.chosen;
     chosen.sort_by(|a, b| {
@@ -98,74 +121,278 @@ fn choose_first(
     })
 }
 
-/// The `first` best hits with their scores ([`hit_score`], and the
-/// raise for the dates the query names), in no order: a buffer of twice
-/// as many cut back to the best when full, and a hit no better than the
-/// last cut's worst left out.
-fn ranked(
+/// What the walk is given first ([`Best::finish`]).
+pub struct Ranking {
+    /// The best hits with their scores, in no order.
+    order: Vec<Ranked>,
+    /// The hits of `order` and every hit within `recall.neighbours`
+    /// places of one (what the walk reads of a passage's units), by
+    /// place.
+    kept: Vec<score::Hit>,
+    /// Whether any hit was left out of `order`.
+    limited: bool,
+}
+
+/// The hits of one query ranked as they are scored ([`score::Sink`]):
+/// each one's score ([`hit_score`], and the raise for the dates the
+/// query names) once the hit after it is in, the best [`FIRST_HITS`]
+/// kept in a buffer of twice as many cut back to the best when full, a
+/// hit no better than the last cut's worst left out; and of the rest
+/// only the hits beside one of them. Not the whole list of hits (a
+/// million messages can have hundreds of thousands).
+pub struct Best<'a> {
+    units: &'a dyn Units,
+    terms: &'a bm25::QueryTerms,
+    options: &'a Options,
+    first: usize,
+    room: usize,
+    n_messages: usize,
+    dated: bool,
+    bounded: bool,
+    top_prior: f64,
+    order: Vec<Ranked>,
+    worst: Option<Ranked>,
+    /// A hit whose bound is under this is left out unscored: the last
+    /// cut's worst score (-∞ before a cut, or without a bound).
+    skip_below: f64,
+    /// The hit before the one not ranked yet, and it (ranked once the
+    /// hit after it is in: its neighbour's share).
+    before: Option<score::Hit>,
+    pending: Option<score::Hit>,
+    /// The `recall.neighbours` hits before the pending one.
+    recent: Vec<score::Hit>,
+    kept: Vec<score::Hit>,
+    /// The hits before this place are kept (as they are after one of
+    /// `order`).
+    keep_to: u64,
+    /// Hits handed in.
+    total: usize,
+}
+
+impl<'a> Best<'a> {
+    pub fn new(units: &'a dyn Units, terms: &'a bm25::QueryTerms, options: &'a Options) -> Self {
+        Self::with_first(units, terms, options, FIRST_HITS)
+    }
+
+    fn with_first(
+        units: &'a dyn Units,
+        terms: &'a bm25::QueryTerms,
+        options: &'a Options,
+        first: usize,
+    ) -> Self {
+        let dated = !terms.dates.is_empty();
+        // The most a hit's score can be: its own, both hits beside it in
+        // the list counted as neighbours (whether they are beside it in
+        // time or not), the recency prior at its highest. A hit whose
+        // bound is under the last cut's worst score is left out without
+        // being scored (the scores are positive, and float sums and
+        // products round monotonically: the bound is never under the
+        // score). Not with the days a query names (their raise) or a
+        // prior that is not a raise.
+        let w = options.recency_weight;
+        Self {
+            units,
+            terms,
+            options,
+            first,
+            room: first.saturating_mul(2),
+            n_messages: units.messages(),
+            dated,
+            bounded: !dated && w.is_finite() && w >= 0.0,
+            top_prior: 1.0 + w,
+            order: Vec::new(),
+            worst: None,
+            skip_below: f64::NEG_INFINITY,
+            before: None,
+            pending: None,
+            recent: Vec::with_capacity(options.neighbours * 2),
+            kept: Vec::new(),
+            keep_to: 0,
+            total: 0,
+        }
+    }
+
+    /// The hits ranked, once every hit is in.
+    pub fn finish(mut self) -> anyhow::Result<Ranking> {
+        if let Some(hit) = self.pending.take() {
+            let (before, recent) = (self.before, std::mem::take(&mut self.recent));
+            self.consider(before.as_ref(), &hit, None, [&recent, &[], &[]], &[])?;
+        }
+        let first = self.first;
+        if self.order.len() > first {
+            self.order.select_nth_unstable(first - 1);
+            self.order.truncate(first);
+        }
+        self.compact();
+        Ok(Ranking {
+            order: self.order,
+            kept: self.kept,
+            limited: self.total > first,
+        })
+    }
+
+    /// `hit` (between `before` and `after`, the hits beside it) scored
+    /// and put among the best, unless it is not one of them; if it is,
+    /// the hits within reach of it kept: of `back` (the hits before it,
+    /// in order) and `ahead` (those after it handed in with it), and
+    /// those after it still to come.
+    #[inline(never)]
+    fn consider(
+        &mut self,
+        before: Option<&score::Hit>,
+        hit: &score::Hit,
+        after: Option<&score::Hit>,
+        back: [&[score::Hit]; 3],
+        ahead: &[score::Hit],
+    ) -> anyhow::Result<()> {
+        let i = hit.place as usize;
+        let mut s = neighbourly(self.n_messages, before, hit, after, self.options);
+        if self.dated && i < self.n_messages {
+            s *= date_factor(&self.terms.dates, self.units.day(i)?);
+        }
+        let ranked = Ranked::new(s, hit.place);
+        if self.worst.is_some_and(|w| ranked > w) {
+            return Ok(());
+        }
+        let neighbours = self.options.neighbours as u64;
+        let place = u64::from(hit.place);
+        if self.order.len() == self.room {
+            let first = self.first;
+            self.order.select_nth_unstable(first - 1);
+            self.order.truncate(first);
+            let worst = self.order[first - 1];
+            self.worst = Some(worst);
+            if self.bounded {
+                self.skip_below = worst.score();
+            }
+            self.compact();
+            if ranked > worst {
+                return Ok(());
+            }
+        }
+        self.order.push(ranked);
+        for h in back.into_iter().flatten() {
+            if u64::from(h.place) + neighbours >= place {
+                self.keep(*h);
+            }
+        }
+        self.keep(*hit);
+        for h in ahead {
+            if u64::from(h.place) > place + neighbours {
+                break;
+            }
+            self.keep(*h);
+        }
+        self.keep_to = place + neighbours + 1;
+        Ok(())
+    }
+
+    /// `hit` kept, if it is not yet (hits are kept by place).
+    #[inline]
+    fn keep(&mut self, hit: score::Hit) {
+        if self.kept.last().is_none_or(|h| h.place < hit.place) {
+            self.kept.push(hit);
+        }
+    }
+
+    /// Only the kept hits within `recall.neighbours` places of one of
+    /// `order` still kept. (A hit of `order` to come still has the hits
+    /// before it kept if they were: any kept after them is within reach
+    /// of one of `order`, and so are they.)
+    fn compact(&mut self) {
+        let mut places: Vec<u64> = self.order.iter().map(|r| r.place() as u64).collect();
+        places.sort_unstable();
+        let neighbours = self.options.neighbours as u64;
+        let mut j = 0;
+        self.kept.retain(|h| {
+            let place = u64::from(h.place);
+            while j < places.len() && places[j] + neighbours < place {
+                j += 1;
+            }
+            j < places.len() && places[j] <= place + neighbours
+        });
+    }
+}
+
+impl score::Sink for Best<'_> {
+    /// Each hit but the last ranked (the hits beside it known); only a
+    /// hit whose bound is not under the last cut's worst is scored.
+    fn take(&mut self, hits: &[score::Hit]) -> anyhow::Result<()> {
+        let Some(last) = hits.last() else {
+            return Ok(());
+        };
+        self.total += hits.len();
+        let neighbours = self.options.neighbours;
+        let recent = std::mem::take(&mut self.recent);
+        let pending = self.pending;
+        if let Some(p) = &pending {
+            let before = self.before;
+            self.consider(before.as_ref(), p, hits.first(), [&recent, &[], &[]], hits)?;
+        }
+        // Those after a hit of the order ranked before.
+        for h in hits {
+            if u64::from(h.place) >= self.keep_to {
+                break;
+            }
+            self.keep(*h);
+        }
+        let share = |h: Option<&score::Hit>| NEIGHBOUR_SHARE * h.map_or(0.0, |h| h.raw);
+        for k in 0..hits.len() - 1 {
+            let before = match k {
+                0 => pending.as_ref(),
+                _ => Some(&hits[k - 1]),
+            };
+            let bound = (hits[k].raw + share(before) + share(Some(&hits[k + 1]))) * self.top_prior;
+            if bound < self.skip_below {
+                continue;
+            }
+            let back = [
+                &recent[..],
+                pending.as_slice(),
+                &hits[k.saturating_sub(neighbours)..k],
+            ];
+            self.consider(before, &hits[k], Some(&hits[k + 1]), back, &hits[k + 1..])?;
+        }
+        // The `neighbours` hits before the last.
+        let mut recent = recent;
+        if hits.len() > neighbours {
+            recent.clear();
+            recent.extend_from_slice(&hits[hits.len() - 1 - neighbours..hits.len() - 1]);
+        } else {
+            recent.extend(pending);
+            recent.extend_from_slice(&hits[..hits.len() - 1]);
+            let extra = recent.len().saturating_sub(neighbours);
+            recent.drain(..extra);
+        }
+        self.recent = recent;
+        self.before = if hits.len() >= 2 {
+            Some(hits[hits.len() - 2])
+        } else {
+            pending
+        };
+        self.pending = Some(*last);
+        Ok(())
+    }
+}
+
+/// Every hit of `hits` (by place) with its score, in no order.
+fn every_ranked(
     units: &dyn Units,
     hits: &[score::Hit],
     terms: &bm25::QueryTerms,
     options: &Options,
-    first: usize,
 ) -> anyhow::Result<Vec<Ranked>> {
     let n_messages = units.messages();
-    let room = first.saturating_mul(2).min(hits.len());
-    let mut order = Vec::with_capacity(room);
-    let mut worst: Option<Ranked> = None;
-    let dated = !terms.dates.is_empty();
-    // The most a hit's score can be: its own, both hits beside it in the
-    // list counted as neighbours (whether they are beside it in time or
-    // not), the recency prior at its highest. A hit whose bound is under
-    // the last cut's worst score is left out without being scored (the
-    // scores are positive, and float sums and products round
-    // monotonically: the bound is never under the score). Not with the
-    // days a query names (their raise) or a prior that is not a raise.
-    let w = options.recency_weight;
-    let bounded = !dated && w.is_finite() && w >= 0.0;
-    let (top_prior, mut worst_score) = (1.0 + w, f64::INFINITY);
-    for k in 0..hits.len() {
-        if bounded {
-            let beside = |k: Option<usize>| k.and_then(|k| hits.get(k)).map_or(0.0, |h| h.raw);
-            let bound = (hits[k].raw
-                + NEIGHBOUR_SHARE * beside(k.checked_sub(1))
-                + NEIGHBOUR_SHARE * beside(Some(k + 1)))
-                * top_prior;
-            if bound < worst_score && worst.is_some() {
-                continue;
-            }
-        }
-        // (Without the days a query names, nothing to read: no result
-        // to take apart in the loop.)
-        let s = if dated {
-            dated_hit_score(units, n_messages, hits, k, terms, options)?
-        } else {
-            hit_score(n_messages, hits, k, options)
-        };
-        let ranked = Ranked::new(s, k as u32);
-        if worst.is_some_and(|w| ranked > w) {
-            continue;
-        }
-        if order.len() == room {
-            order.select_nth_unstable(first - 1);
-            order.truncate(first);
-            worst = Some(order[first - 1]);
-            worst_score = order[first - 1].score();
-            if ranked > order[first - 1] {
-                continue;
-            }
-        }
-        order.push(ranked);
-    }
-    if order.len() > first {
-        order.select_nth_unstable(first - 1);
-        order.truncate(first);
-    }
-    Ok(order)
+    (0..hits.len())
+        .map(|k| {
+            let s = dated_hit_score(units, n_messages, hits, k, terms, options)?;
+            Ok(Ranked::new(s, hits[k].place))
+        })
+        .collect()
 }
 
-/// The score of hit `k` ([`hit_score`]), raised for the dates the query
-/// names: what recall and ranked search rank by.
+/// The score of hit `k` of `hits` (by place) ([`hit_score`]), raised for
+/// the dates the query names: what recall and ranked search rank by.
 #[inline]
 pub(super) fn dated_hit_score(
     units: &dyn Units,
@@ -187,19 +414,32 @@ pub(super) fn dated_hit_score(
 /// the query names; its neighbours, if hits, are the hits beside it.
 #[inline]
 fn hit_score(n_messages: usize, hits: &[score::Hit], k: usize, options: &Options) -> f64 {
-    let i = hits[k].place as usize;
-    let raw_at = |place: usize, k: Option<usize>| -> f64 {
-        k.and_then(|k| hits.get(k))
-            .filter(|h| h.place as usize == place)
+    let before = k.checked_sub(1).and_then(|k| hits.get(k));
+    neighbourly(n_messages, before, &hits[k], hits.get(k + 1), options)
+}
+
+/// [`hit_score`] of `hit`, given the hits beside it in the list (its
+/// neighbours if they are at the places beside it).
+#[inline]
+fn neighbourly(
+    n_messages: usize,
+    before: Option<&score::Hit>,
+    hit: &score::Hit,
+    after: Option<&score::Hit>,
+    options: &Options,
+) -> f64 {
+    let i = hit.place as usize;
+    let raw_at = |place: usize, h: Option<&score::Hit>| -> f64 {
+        h.filter(|h| h.place as usize == place)
             .map_or(0.0, |h| h.raw)
     };
-    let mut s = hits[k].raw;
+    let mut s = hit.raw;
     if i < n_messages {
         if i > 0 {
-            s += NEIGHBOUR_SHARE * raw_at(i - 1, k.checked_sub(1));
+            s += NEIGHBOUR_SHARE * raw_at(i - 1, before);
         }
         if i + 1 < n_messages {
-            s += NEIGHBOUR_SHARE * raw_at(i + 1, Some(k + 1));
+            s += NEIGHBOUR_SHARE * raw_at(i + 1, after);
         }
         let recency = (i + 1) as f64 / n_messages as f64;
         s *= 1.0 + options.recency_weight * recency;
@@ -208,8 +448,8 @@ fn hit_score(n_messages: usize, hits: &[score::Hit], k: usize, options: &Options
 }
 
 /// A hit in the walk's order: best first ([`f64::total_cmp`] of the
-/// scores, descending), of two equal the newer (the later place, so the
-/// later hit); as integers, so the walk sorts and selects without
+/// scores, descending), of two equal the newer (the later place); as
+/// integers, so the walk sorts and selects without
 /// looking anything up, in 12 bytes a hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Ranked {
@@ -217,12 +457,12 @@ struct Ranked {
     /// in two halves.
     high: u32,
     low: u32,
-    /// The hit's number, inverted.
-    hit: u32,
+    /// The hit's place, inverted.
+    place: u32,
 }
 
 impl Ranked {
-    fn new(score: f64, k: u32) -> Self {
+    fn new(score: f64, place: u32) -> Self {
         let bits = score.to_bits();
         let ordered = !if bits >> 63 == 1 {
             !bits
@@ -232,12 +472,12 @@ impl Ranked {
         Self {
             high: (ordered >> 32) as u32,
             low: ordered as u32,
-            hit: !k,
+            place: !place,
         }
     }
 
-    fn k(&self) -> usize {
-        !self.hit as usize
+    fn place(&self) -> usize {
+        !self.place as usize
     }
 
     fn score(&self) -> f64 {
@@ -253,7 +493,8 @@ impl Ranked {
 /// The walk over the hits, best first, and what it has taken so far.
 struct Chooser<'a> {
     units: &'a dyn Units,
-    hits: &'a Hits,
+    /// The hits of the walk's order and those beside them, by place.
+    hits: &'a [score::Hit],
     window: &'a [Message],
     skip_id: Option<&'a str>,
     options: &'a Options,
@@ -266,7 +507,36 @@ struct Chooser<'a> {
     passages: usize,
 }
 
-impl Chooser<'_> {
+impl<'a> Chooser<'a> {
+    fn new(
+        units: &'a dyn Units,
+        hits: &'a [score::Hit],
+        window: &'a [Message],
+        skip_id: Option<&'a str>,
+        options: &'a Options,
+    ) -> Self {
+        Chooser {
+            units,
+            hits,
+            window,
+            skip_id,
+            options,
+            taken: HashSet::new(),
+            chosen: Vec::new(),
+            considered: Vec::new(),
+            used: 0,
+            passages: 0,
+        }
+    }
+
+    /// The hit at `place`, if it is one (and kept).
+    fn hit(&self, place: usize) -> Option<&score::Hit> {
+        self.hits
+            .binary_search_by_key(&(place as u32), |h| h.place)
+            .ok()
+            .map(|k| &self.hits[k])
+    }
+
     /// The message being answered, once read.
     fn is_skipped(&self, unit: &Unit) -> bool {
         match &unit.item {
@@ -288,11 +558,11 @@ impl Chooser<'_> {
         }
     }
 
-    /// The characters hit `k` takes, where known without reading it.
-    fn chars_of(&self, k: usize) -> Option<usize> {
-        let hit = &self.hits.list[k];
-        match hit.chars {
-            score::NO_CHARS => self.units.peek(hit.place as usize).map(unit_chars),
+    /// The characters the hit at `i` takes, where known without reading
+    /// it.
+    fn chars_of(&self, i: usize) -> Option<usize> {
+        match self.hit(i).map_or(score::NO_CHARS, |h| h.chars) {
+            score::NO_CHARS => self.units.peek(i).map(unit_chars),
             n => Some(n as usize),
         }
     }
@@ -314,15 +584,14 @@ impl Chooser<'_> {
                 }
                 sorted = self.sort_batch(&mut order, sorted);
             }
-            let k = order[n].k();
-            let (i, s) = (self.hits.list[k].place as usize, order[n].score());
+            let (i, s) = (order[n].place(), order[n].score());
             // Nothing after this can be taken or listed.
             let full = self.passages >= self.options.max_passages
                 || self.used + MIN_UNIT_CHARS > self.options.max_chars;
             if full && self.listed_enough() {
                 return Ok(false);
             }
-            let verdict = self.verdict(k, i, s)?;
+            let verdict = self.verdict(i, s)?;
             if verdict == Verdict::Taken || !self.listed_enough() {
                 let unit = self.units.unit(i)?;
                 self.considered.push(Considered {
@@ -357,9 +626,8 @@ impl Chooser<'_> {
         let may_grow = self.options.neighbours > 0 && room >= MIN_UNIT_CHARS;
         let mut kept = sorted;
         for r in sorted..order.len() {
-            let k = order[r].k();
             if order[r].score() >= self.options.min_score
-                && (may_grow || self.chars_of(k).unwrap_or(MIN_UNIT_CHARS) <= room)
+                && (may_grow || self.chars_of(order[r].place()).unwrap_or(MIN_UNIT_CHARS) <= room)
             {
                 order[kept] = order[r];
                 kept += 1;
@@ -380,8 +648,8 @@ impl Chooser<'_> {
         sorted + batch
     }
 
-    /// Whether hit `k` (at place `i`, scored `s`) is taken, and if not why.
-    fn verdict(&mut self, k: usize, i: usize, s: f64) -> anyhow::Result<Verdict> {
+    /// Whether the hit at place `i` (scored `s`) is taken, and if not why.
+    fn verdict(&mut self, i: usize, s: f64) -> anyhow::Result<Verdict> {
         let options = self.options;
         Ok(if s < options.min_score {
             Verdict::BelowFloor
@@ -390,7 +658,7 @@ impl Chooser<'_> {
         } else if self.passages >= options.max_passages {
             Verdict::OverPassages
         } else if !self.taken.contains(&i)
-            && self.used + self.chars_of(k).unwrap_or(MIN_UNIT_CHARS) > options.max_chars
+            && self.used + self.chars_of(i).unwrap_or(MIN_UNIT_CHARS) > options.max_chars
         {
             // Not even the hit alone fits (known without reading it).
             Verdict::OverChars
@@ -465,7 +733,7 @@ impl Chooser<'_> {
     fn push(&mut self, units: Vec<(usize, Unit)>, hit: usize, score: f64) {
         for (j, unit) in units {
             self.taken.insert(j);
-            let own_score = self.hits.raw_of(j);
+            let own_score = self.hit(j).map_or(0.0, |h| h.raw);
             self.chosen.push(recalled(unit, own_score, j, hit, score));
         }
     }
@@ -528,13 +796,13 @@ mod tests {
         (terms, counts)
     }
 
-    /// The walk given a few hits first chooses as the walk given all:
-    /// when the budget stops it early, when it runs past them, when the
-    /// floor does.
-    /// The bound that leaves hits out unscored keeps the best `first`
-    /// exactly: the same keys as every hit ranked and cut.
+    /// The best hits ranked as they come, handed in a few at a time,
+    /// are exactly the best `first` of every hit ranked (the bound that
+    /// leaves hits out unscored, the cuts), with their scores; and the
+    /// hits kept are exactly those of the whole list within
+    /// `recall.neighbours` places of one of them.
     #[test]
-    fn the_best_hits_given_first_are_the_head_of_every_hit_ranked() {
+    fn the_best_hits_ranked_as_they_come_are_the_head_of_every_hit_ranked() {
         let words = ["puppy", "garden", "concert", "weather", "sister"];
         let units: Vec<Unit> = (0..3000)
             .map(|i| Unit {
@@ -556,33 +824,69 @@ mod tests {
             messages: units.len(),
             units,
         };
-        let (terms, counts) = counted(&corpus, "the puppy at the concert");
-        let hits: Vec<score::Hit> = bm25::scores(&terms, &counts, corpus.messages)
-            .into_iter()
-            .enumerate()
-            .filter(|(_, raw)| *raw > 0.0)
-            .map(|(i, raw)| score::Hit {
-                place: i as u32,
-                chars: score::NO_CHARS,
-                raw,
-            })
-            .collect();
-        assert!(hits.len() > 1000);
-        for recency_weight in [0.0, 0.05, 1.0, -0.5] {
-            let options = Options {
-                recency_weight,
-                ..Options::default()
-            };
-            let mut all = ranked(&corpus, &hits, &terms, &options, usize::MAX).unwrap();
-            all.sort_unstable();
-            for first in [1, 7, 64, 512] {
-                let mut got = ranked(&corpus, &hits, &terms, &options, first).unwrap();
-                got.sort_unstable();
-                assert_eq!(got, all[..first], "{first}, {recency_weight}");
+        for query in [
+            "the puppy at the concert",
+            "the puppy at the concert on 2023-11-20",
+        ] {
+            let (terms, counts) = counted(&corpus, query);
+            let hits: Vec<score::Hit> = bm25::scores(&terms, &counts, corpus.messages)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, raw)| *raw > 0.0)
+                .map(|(i, raw)| score::Hit {
+                    place: i as u32,
+                    chars: i as u32,
+                    raw,
+                })
+                .collect();
+            assert!(hits.len() > 1000);
+            assert!(hits.windows(2).any(|w| w[1].place > w[0].place + 2));
+            for recency_weight in [0.0, 0.05, 1.0, -0.5] {
+                for neighbours in [0, 1, 2, 5] {
+                    let options = Options {
+                        recency_weight,
+                        neighbours,
+                        ..Options::default()
+                    };
+                    let mut all = every_ranked(&corpus, &hits, &terms, &options).unwrap();
+                    all.sort_unstable();
+                    for first in [1, 7, 64, 512, 5000] {
+                        for chunk in [1, 37, hits.len()] {
+                            let mut best = Best::with_first(&corpus, &terms, &options, first);
+                            for some in hits.chunks(chunk) {
+                                score::Sink::take(&mut best, some).unwrap();
+                            }
+                            let got = best.finish().unwrap();
+                            let mut order = got.order.clone();
+                            order.sort_unstable();
+                            let head = &all[..first.min(all.len())];
+                            let case = format!("{query}, {recency_weight}, {neighbours}, {first}");
+                            assert_eq!(order, head, "{case}");
+                            assert_eq!(got.limited, first < hits.len(), "{case}");
+                            let beside: Vec<(u32, u32, u64)> = hits
+                                .iter()
+                                .filter(|h| {
+                                    head.iter()
+                                        .any(|r| r.place().abs_diff(h.place as usize) <= neighbours)
+                                })
+                                .map(|h| (h.place, h.chars, h.raw.to_bits()))
+                                .collect();
+                            let kept: Vec<(u32, u32, u64)> = got
+                                .kept
+                                .iter()
+                                .map(|h| (h.place, h.chars, h.raw.to_bits()))
+                                .collect();
+                            assert_eq!(kept, beside, "{case}");
+                        }
+                    }
+                }
             }
         }
     }
 
+    /// The walk given a few hits first chooses as the walk given all:
+    /// when the budget stops it early, when it runs past them, when the
+    /// floor does.
     #[test]
     fn the_walk_given_the_best_hits_first_chooses_as_given_all() {
         let words = ["puppy", "garden", "concert", "weather", "sister"];
@@ -701,9 +1005,12 @@ mod tests {
         order.sort_unstable();
         let mut expected: Vec<usize> = (0..scores.len()).collect();
         expected.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
-        assert_eq!(order.iter().map(Ranked::k).collect::<Vec<_>>(), expected);
+        assert_eq!(
+            order.iter().map(Ranked::place).collect::<Vec<_>>(),
+            expected
+        );
         for r in &order {
-            assert_eq!(r.score().to_bits(), scores[r.k()].to_bits());
+            assert_eq!(r.score().to_bits(), scores[r.place()].to_bits());
         }
     }
 }

@@ -404,15 +404,23 @@ impl Segment {
     }
 
     fn read(&self, offset: u64, len: u64) -> anyhow::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.read_into(offset, len, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// [`Segment::read`] into `buf` (its room kept: written over, not
+    /// allocated and faulted in again).
+    fn read_into(&self, offset: u64, len: u64, buf: &mut Vec<u8>) -> anyhow::Result<()> {
         if offset
             .checked_add(len)
             .is_none_or(|end| end > self.file_len)
         {
             return Err(damaged(&self.path, "a place past its end"));
         }
-        let mut buf = vec![0u8; len as usize];
-        read_at(&self.file, &self.path, &mut buf, offset)?;
-        Ok(buf)
+        buf.clear();
+        buf.resize(len as usize, 0);
+        read_at(&self.file, &self.path, buf, offset)
     }
 
     /// Where the postings of `term` are; `None` when no doc has it.
@@ -470,11 +478,18 @@ impl Segment {
     /// [`Segment::decode`] reads (once per pass over it, without a copy
     /// of its postings).
     pub fn postings_bytes(&self, info: TermInfo) -> anyhow::Result<Vec<u8>> {
-        let bytes = self.read(self.postings_off + info.offset, info.len)?;
-        if crc32(&bytes) != info.crc {
+        let mut bytes = Vec::new();
+        self.postings_into(info, &mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// [`Segment::postings_bytes`] into `buf`, its room kept.
+    pub fn postings_into(&self, info: TermInfo, buf: &mut Vec<u8>) -> anyhow::Result<()> {
+        self.read_into(self.postings_off + info.offset, info.len, buf)?;
+        if crc32(buf) != info.crc {
             return Err(damaged(&self.path, "checksum of a postings list"));
         }
-        Ok(bytes)
+        Ok(())
     }
 
     /// Each of the `df` postings in `bytes` (from
@@ -498,9 +513,20 @@ impl Segment {
     /// The `df` postings in `bytes` (from [`Segment::postings_bytes`]),
     /// read as they are asked for.
     pub fn reader<'a>(&'a self, bytes: &'a [u8], df: u32) -> Reader<'a> {
+        self.reader_of(bytes, df)
+    }
+
+    /// [`Segment::reader`] owning the list's bytes (given back by
+    /// [`Reader::into_bytes`]).
+    pub fn owned_reader(&self, bytes: Vec<u8>, df: u32) -> Reader<'_, Vec<u8>> {
+        self.reader_of(bytes, df)
+    }
+
+    fn reader_of<B: AsRef<[u8]>>(&self, bytes: B, df: u32) -> Reader<'_, B> {
         Reader {
             segment: self,
-            c: Cursor::new(bytes),
+            bytes,
+            pos: 0,
             doc: 0,
             read: 0,
             df,
@@ -597,9 +623,11 @@ impl Segment {
 
 /// A term's postings in one segment, decoded one at a time, doc numbers
 /// ascending ([`Segment::reader`]).
-pub struct Reader<'a> {
+pub struct Reader<'a, B: AsRef<[u8]> = &'a [u8]> {
     segment: &'a Segment,
-    c: Cursor<'a>,
+    /// The list, and how far it is read.
+    bytes: B,
+    pos: usize,
     doc: u64,
     /// Postings decoded, of `df`.
     read: u32,
@@ -608,7 +636,7 @@ pub struct Reader<'a> {
     peeked: Option<Posting>,
 }
 
-impl Reader<'_> {
+impl<B: AsRef<[u8]>> Reader<'_, B> {
     /// The next posting; a list that does not decode, or names a doc past
     /// the segment's, is [`Damaged`].
     // Inlined into the loops that score: returned through memory, a
@@ -622,7 +650,10 @@ impl Reader<'_> {
         if self.read == self.df {
             return Ok(None);
         }
-        let c = &mut self.c;
+        let mut c = Cursor {
+            bytes: self.bytes.as_ref(),
+            pos: self.pos,
+        };
         // Each read in turn, not through a closure: the whole posting
         // stays in registers.
         let (Some(delta), Some(tf), Some(previous_tf), Some(len2), Some(chars)) =
@@ -630,6 +661,7 @@ impl Reader<'_> {
         else {
             return Err(self.damaged_list());
         };
+        self.pos = c.pos;
         self.doc = if self.read == 0 {
             delta
         } else {
@@ -665,6 +697,18 @@ impl Reader<'_> {
             }
             other => Ok(other),
         }
+    }
+}
+
+impl Reader<'_, Vec<u8>> {
+    /// Read again from the first posting.
+    pub fn rewind(&mut self) {
+        (self.pos, self.doc, self.read, self.peeked) = (0, 0, 0, None);
+    }
+
+    /// The list's bytes, for another list to be read into.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
     }
 }
 

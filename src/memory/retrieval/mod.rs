@@ -191,8 +191,23 @@ pub fn recall(
     let mut leave_out = HashSet::new();
     loop {
         let view = corpus::read(state, owner, &scan_days, &leave_out)?;
-        let outcome = scored(&tokenizer, &view, query, &terms)
-            .and_then(|(terms, raw)| choose(&view, &raw, &terms, window, skip_id, options));
+        // The hits ranked as they are scored, not listed: every hit
+        // scored again, listed, only for a walk that runs out of them.
+        let outcome = (|| {
+            let (terms, counted) = counted(&tokenizer, &view, query, &terms)?;
+            let scorer = bm25::Scorer::new(&terms, counted.stats());
+            let mut best = choose::Best::new(&view, &terms, options);
+            counted.score_into(&scorer, &mut best)?;
+            choose(
+                &view,
+                best.finish()?,
+                &terms,
+                window,
+                skip_id,
+                options,
+                || view.scores(&tokenizer, &terms),
+            )
+        })();
         match outcome {
             Ok(mut found) => {
                 found.indexed_days = view.indexed_days;
@@ -212,29 +227,26 @@ pub fn recall(
     }
 }
 
-/// The BM25 scores of `view`'s units for `terms`, the words of `query`
-/// that no message has corrected first ([`spelling`]): the terms scored,
-/// and the hits.
-fn scored<'t>(
+/// `view`'s units counted for `terms`, the words of `query` that no
+/// message has corrected first ([`spelling`]): the terms counted, and
+/// their counts, not scored yet.
+fn counted<'t, 'v>(
     tokenizer: &tokenize::Tokenizer,
-    view: &corpus::View,
+    view: &'v corpus::View,
     query: &str,
     terms: &'t bm25::QueryTerms,
-) -> anyhow::Result<(std::borrow::Cow<'t, bm25::QueryTerms>, Hits)> {
+) -> anyhow::Result<(std::borrow::Cow<'t, bm25::QueryTerms>, score::Counted<'v>)> {
     let counted = view.count(tokenizer, terms)?;
     let fixed = spelling::corrected(tokenizer, query, terms, &counted.stats().df, |probe| {
         Ok(view.count(tokenizer, probe)?.stats().df.clone())
     })?;
-    let (terms, counted) = match fixed {
+    Ok(match fixed {
         None => (std::borrow::Cow::Borrowed(terms), counted),
         Some(fixed) => {
             let counted = view.count(tokenizer, &fixed)?;
             (std::borrow::Cow::Owned(fixed), counted)
         }
-    };
-    let scorer = bm25::Scorer::new(&terms, counted.stats());
-    let hits = counted.score(&scorer)?;
-    Ok((terms, hits))
+    })
 }
 
 /// The terms to look for: none for small talk.
@@ -392,7 +404,8 @@ pub fn rank(
             });
         }
     }
-    choose(corpus, &hits, terms, window, skip_id, options).expect("a corpus in memory reads")
+    choose::choose_listed(corpus, &hits, terms, window, skip_id, options)
+        .expect("a corpus in memory reads")
 }
 
 /// Who a recalled message is from, as `--json` names it.

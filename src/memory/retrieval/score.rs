@@ -16,10 +16,21 @@ type Before = (Vec<(u16, u16)>, u32);
 /// the first doc, number of its part), ascending.
 type Ranges = Vec<(u32, u32, usize, usize)>;
 
-/// One segment's postings lists of the query's terms, by term: read and
-/// checked once, decoded when scored; `None` for a term no doc of the
-/// segment has. Each list as stored, and its postings count.
-type Lists = Vec<Option<(Vec<u8>, u32)>>;
+/// One segment's postings lists of the query's terms, by term; `None`
+/// for a term no doc of the segment has.
+type Lists = Vec<Option<List>>;
+
+/// A reader of each of a segment's lists, by term.
+type Readers<'a> = Vec<Option<index::Reader<'a, Vec<u8>>>>;
+
+/// A postings list: where it is in its segment (and its postings count),
+/// and the list as stored if already read (to count the docs of a
+/// segment's days in use); else read when its segment's first day is
+/// scored, into the room of another segment's done with.
+struct List {
+    info: index::TermInfo,
+    bytes: Option<Vec<u8>>,
+}
 
 /// The message before a unit, as the count of the parts knows it.
 #[derive(Debug, Clone)]
@@ -73,19 +84,23 @@ pub struct Hit {
     pub raw: f64,
 }
 
+/// What the hits of one query are handed to as they are scored: each
+/// with a score above 0, by place ascending (a day's at a time).
+pub trait Sink {
+    fn take(&mut self, hits: &[Hit]) -> anyhow::Result<()>;
+}
+
+impl Sink for Vec<Hit> {
+    fn take(&mut self, hits: &[Hit]) -> anyhow::Result<()> {
+        self.extend_from_slice(hits);
+        Ok(())
+    }
+}
+
 /// The units with a score, by place ascending.
 #[derive(Debug, Default, Clone)]
 pub struct Hits {
     pub list: Vec<Hit>,
-}
-
-impl Hits {
-    /// The BM25 score of the unit at `place` (0 if it has none).
-    pub fn raw_of(&self, place: usize) -> f64 {
-        self.list
-            .binary_search_by_key(&(place as u32), |h| h.place)
-            .map_or(0.0, |k| self.list[k].raw)
-    }
 }
 
 /// One view counted for a query and not scored yet: what
@@ -117,10 +132,29 @@ impl Counted<'_> {
     /// Every counted unit's BM25 score by `scorer` (over this view's
     /// statistics, or more), by place, ascending.
     pub fn score(self, scorer: &bm25::Scorer) -> anyhow::Result<Hits> {
-        let list = self
-            .view
-            .walk(&self.lists, self.counted, &self.boundary, scorer)?;
+        // Room for every hit; only what is written of it is touched.
+        let postings: usize = self
+            .lists
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .map(|l| l.info.df as usize)
+            .sum();
+        let mut list = Vec::with_capacity(self.counted.len() + self.boundary.len() + postings);
+        self.score_into(scorer, &mut list)?;
         Ok(Hits { list })
+    }
+
+    /// Every counted unit's BM25 score by `scorer`, handed to `sink` as
+    /// it is scored, by place, ascending.
+    pub fn score_into<S: Sink + ?Sized>(
+        self,
+        scorer: &bm25::Scorer,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        self.view
+            .walk(self.lists, self.counted, &self.boundary, scorer, sink)
     }
 
     /// [`Counted::score`], and for each hit whether it has a query term
@@ -154,9 +188,18 @@ impl Counted<'_> {
             let Some(Some(per_term)) = self.lists.get(s) else {
                 continue;
             };
-            for (bytes, df) in per_term.iter().flatten() {
+            for list in per_term.iter().flatten() {
+                let segment = &view.segments[s];
+                let read;
+                let bytes = match &list.bytes {
+                    Some(bytes) => bytes,
+                    None => {
+                        read = segment.postings_bytes(list.info)?;
+                        &read
+                    }
+                };
                 let mut r = 0;
-                view.segments[s].decode(bytes, *df, |p| {
+                segment.decode(bytes, list.info.df, |p| {
                     if p.tf == 0 {
                         return;
                     }
@@ -179,6 +222,19 @@ impl View {
         let counted = self.count(tokenizer, terms)?;
         let scorer = bm25::Scorer::new(terms, &counted.stats);
         counted.score(&scorer)
+    }
+
+    /// [`View::scores`], each hit handed to `sink` as it is scored
+    /// rather than listed.
+    pub fn score_into<S: Sink + ?Sized>(
+        &self,
+        tokenizer: &Tokenizer,
+        terms: &bm25::QueryTerms,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let counted = self.count(tokenizer, terms)?;
+        let scorer = bm25::Scorer::new(terms, &counted.stats);
+        counted.score_into(&scorer, sink)
     }
 
     /// Every unit with any of the query's terms (or whose previous
@@ -246,12 +302,12 @@ impl View {
         ranges
     }
 
-    /// Each segment's postings lists of the query's terms, read and
-    /// checked; the docs with a term of their own counted into
-    /// `stats.df`: from the segment's dictionary where every day of it is
-    /// in use, else from its postings, those of days not in use passed
-    /// over. (A posting lists a doc with the term of its own or of the
-    /// previous doc of its day.)
+    /// Each segment's postings lists of the query's terms; the docs with
+    /// a term of their own counted into `stats.df`: from the segment's
+    /// dictionary where every day of it is in use (its lists read and
+    /// checked when scored), else from its postings (read and checked
+    /// now), those of days not in use passed over. (A posting lists a doc
+    /// with the term of its own or of the previous doc of its day.)
     fn lists(
         &self,
         terms: &bm25::QueryTerms,
@@ -272,56 +328,62 @@ impl View {
                     per_term.push(None);
                     continue;
                 };
-                let bytes = segment.postings_bytes(info)?;
                 let df = &mut stats.df[t];
-                if whole {
+                let bytes = if whole {
                     *df += info.own_df;
+                    None
                 } else {
+                    let bytes = segment.postings_bytes(info)?;
                     let mut r = 0;
                     segment.decode(&bytes, info.df, |p| {
                         if p.tf > 0 && in_use(&ranges, &mut r, p.doc).is_some() {
                             *df += 1;
                         }
                     })?;
-                }
-                per_term.push(Some((bytes, info.df)));
+                    Some(bytes)
+                };
+                per_term.push(Some(List { info, bytes }));
             }
             all.push(Some(per_term));
         }
         Ok(all)
     }
 
-    /// Every hit, by place: the parts walked in order, the counted
-    /// units' hits (`counted`, by place) scored in turn, and each indexed
-    /// day scored from its segment's lists, its terms' postings added up
-    /// one term at a time (in term order, as [`bm25::Scorer::score`]
-    /// adds them: the same sum), its first doc joined to the message
-    /// before it (`boundary`), its last doc's own counts kept for the
-    /// message after it. Only scores above 0 are kept.
-    fn walk(
+    /// Every hit handed to `sink`, by place: the parts walked in order,
+    /// the counted units' hits (`counted`, by place) scored in turn, and
+    /// each indexed day scored from its segment's lists, its terms'
+    /// postings added up one term at a time (in term order, as
+    /// [`bm25::Scorer::score`] adds them: the same sum), its first doc
+    /// joined to the message before it (`boundary`), its last doc's own
+    /// counts kept for the message after it; a day's hits handed in at
+    /// once. Only scores above 0 are kept.
+    fn walk<S: Sink + ?Sized>(
         &self,
-        lists: &[Option<Lists>],
+        mut lists: Vec<Option<Lists>>,
         counted: Vec<Doc>,
         boundary: &[(usize, Previous)],
         scorer: &bm25::Scorer,
-    ) -> anyhow::Result<Vec<Hit>> {
-        // Per segment, per term: how far its list is read.
-        let mut readers: Vec<Vec<Option<index::Reader>>> =
-            (0..lists.len()).map(|s| self.readers(s, lists)).collect();
-        // Per segment: the end of the last day scored from it.
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        // Per segment, per term: how far its list is read (once its
+        // first day in use is scored, until its last is).
+        let mut readers: Vec<Option<Readers>> = (0..lists.len()).map(|_| None).collect();
+        // Per segment: the end of the last day scored from it, and the
+        // last part of it.
         let mut read_to: Vec<u32> = vec![0; lists.len()];
-        let postings: usize = lists
-            .iter()
-            .flatten()
-            .flatten()
-            .flatten()
-            .map(|l| l.1 as usize)
-            .sum();
-        // Room for every hit; only what is written of it is touched.
-        let mut hits = Vec::with_capacity(counted.len() + boundary.len() + postings);
-        let keep = |hits: &mut Vec<Hit>, hit: Hit| {
+        let mut last_part: Vec<usize> = vec![0; lists.len()];
+        for (p, part) in self.parts.iter().enumerate() {
+            if let Part::Indexed { segment, .. } = part {
+                last_part[*segment] = p;
+            }
+        }
+        // By term: the room of a list read and done with.
+        let mut room: Vec<Vec<u8>> = Vec::new();
+        let keep = |sink: &mut S, hit: Hit| {
             if hit.raw > 0.0 {
-                hits.push(hit);
+                sink.take(std::slice::from_ref(&hit))
+            } else {
+                Ok(())
             }
         };
         let mut counted = counted.into_iter().peekable();
@@ -349,13 +411,13 @@ impl View {
                     None => scorer.score(len2, &doc.tf),
                 };
                 keep(
-                    &mut hits,
+                    sink,
                     Hit {
                         place: doc.place,
                         chars: doc.chars,
                         raw,
                     },
-                );
+                )?;
             }
             let Part::Indexed {
                 start,
@@ -370,10 +432,21 @@ impl View {
                 continue;
             };
             let (first, last) = (*doc_start, doc_start + count);
-            if first < read_to[*segment] {
-                // Days not in doc order: the lists read again.
-                readers[*segment] = self.readers(*segment, lists);
+            match &mut readers[*segment] {
+                None => {
+                    let per_term = lists[*segment].take().unwrap_or_default();
+                    readers[*segment] = Some(self.readers(*segment, per_term, &mut room)?);
+                }
+                Some(per_term) if first < read_to[*segment] => {
+                    // Days not in doc order: the lists read again.
+                    per_term
+                        .iter_mut()
+                        .flatten()
+                        .for_each(index::Reader::rewind);
+                }
+                Some(_) => {}
             }
+            let segment_readers = readers[*segment].as_mut().expect("just read");
             read_to[*segment] = last;
             day.clear();
             day.resize(*count as usize, 0.0);
@@ -385,7 +458,7 @@ impl View {
             first_own.clear();
             last_own.clear();
             let last_doc = (count - 1) as usize;
-            for (t, reader) in readers[*segment].iter_mut().enumerate() {
+            for (t, reader) in segment_readers.iter_mut().enumerate() {
                 let Some(reader) = reader else {
                     continue;
                 };
@@ -440,37 +513,61 @@ impl View {
                 kept[n] = Hit { place, chars, raw };
                 n += usize::from(raw > 0.0);
             }
-            hits.extend_from_slice(&kept[..n]);
+            sink.take(&kept[..n])?;
+            if last_part[*segment] == p {
+                // The segment's lists done with: their room for the next.
+                let done = readers[*segment].take().into_iter().flatten();
+                for (t, reader) in done.enumerate() {
+                    if let Some(reader) = reader {
+                        room[t] = reader.into_bytes();
+                    }
+                }
+            }
         }
         // The notes (after the messages).
         for doc in counted {
             let raw = scorer.score(bm25::doubled(doc.len, doc.previous_len), &doc.tf);
             keep(
-                &mut hits,
+                sink,
                 Hit {
                     place: doc.place,
                     chars: doc.chars,
                     raw,
                 },
-            );
+            )?;
         }
-        Ok(hits)
+        Ok(())
     }
 
-    /// A reader of each of segment `s`'s lists, by term.
-    fn readers<'a>(
-        &'a self,
+    /// A reader of each of segment `s`'s lists, by term: those not read
+    /// yet read into the room of lists done with (`room`, by term).
+    fn readers(
+        &self,
         s: usize,
-        lists: &'a [Option<Lists>],
-    ) -> Vec<Option<index::Reader<'a>>> {
-        lists[s]
-            .iter()
-            .flatten()
-            .map(|list| {
-                list.as_ref()
-                    .map(|(bytes, df)| self.segments[s].reader(bytes, *df))
-            })
-            .collect()
+        lists: Lists,
+        room: &mut Vec<Vec<u8>>,
+    ) -> anyhow::Result<Readers<'_>> {
+        let segment = &self.segments[s];
+        if room.len() < lists.len() {
+            room.resize_with(lists.len(), Vec::new);
+        }
+        let mut readers = Vec::with_capacity(lists.len());
+        for (t, list) in lists.into_iter().enumerate() {
+            let Some(List { info, bytes }) = list else {
+                readers.push(None);
+                continue;
+            };
+            let bytes = match bytes {
+                Some(bytes) => bytes,
+                None => {
+                    let mut bytes = std::mem::take(&mut room[t]);
+                    segment.postings_into(info, &mut bytes)?;
+                    bytes
+                }
+            };
+            readers.push(Some(segment.owned_reader(bytes, info.df)));
+        }
+        Ok(readers)
     }
 }
 
