@@ -362,3 +362,97 @@ fn a_misspelt_word_is_looked_for_as_the_memory_s_word() {
     // A word with nothing near it stays as it is and finds nothing.
     assert!(!context(&env, "U1", Some("the zqxwvy")).contains("[Earlier"));
 }
+
+#[test]
+fn a_retired_rolling_summary_is_recalled_without_its_frontmatter() {
+    let env = TestEnv::new();
+    history(&env, "U1", None, 120);
+    // Two retirements on one day (`session clear`): the second summary is
+    // appended to the first's archived file, frontmatter and all.
+    let summary = |body: &str| {
+        format!(
+            "---\nuser_id: U1\nlast_compacted: 2026-02-01T10:00:00.000Z\nmessages_compacted: 110\n---\n\n{body}\n"
+        )
+    };
+    for body in [
+        "- Talked about the weather.\n\n---\n\n- Their sister Melanie adopted a golden retriever puppy named Biscuit.",
+        "- Planning a trip to Kyoto in spring.",
+    ] {
+        write_file(
+            &env.stm_dir("U1").join("summary.md"),
+            summary(body).as_bytes(),
+        );
+        env.run(["session", "clear", "--user", "U1", "--yes"])
+            .succeeds();
+    }
+    let retired = std::fs::read_dir(env.archive_dir("U1"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find(|name| name.starts_with("summary-"))
+        .expect("the summary is archived");
+    let day = &retired["summary-".len()..retired.len() - ".md".len()];
+
+    let shown = context(&env, "U1", Some(QUESTION));
+    assert!(
+        shown.contains(&format!(
+            "[{day}] Earlier summary: Their sister Melanie adopted a golden retriever puppy named Biscuit."
+        )),
+        "the fact of the retired summary is recalled: {shown}"
+    );
+    let out: Value = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--",
+            "Melanie's puppy and the Kyoto trip",
+        ])
+        .succeeds()
+        .json();
+    let recalled = out["recalled"].as_array().expect("recalled is listed");
+    let texts: Vec<&str> = recalled
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        texts.contains(&"Planning a trip to Kyoto in spring."),
+        "{texts:?}"
+    );
+    assert!(
+        recalled
+            .iter()
+            .all(|r| r["source"] == format!("rolling {day}")
+                || r["source"].as_str().unwrap().starts_with("archive")),
+        "{recalled:?}"
+    );
+    // Phrase search reads it too, as a summary.
+    let found = env
+        .run(["--json", "session", "search", "Biscuit", "--user", "U1"])
+        .succeeds()
+        .json_lines();
+    assert!(
+        found.iter().any(|h| h["source"] == "rolling"
+            && h["kind"] == "summary"
+            && h["file"] == format!("archive/U1/{retired}")),
+        "{found:?}"
+    );
+    // No frontmatter key of the second summary is taken for prose.
+    let any: Value = env
+        .run([
+            "--json",
+            "context",
+            "--user",
+            "U1",
+            "--",
+            "user_id last_compacted messages_compacted",
+        ])
+        .succeeds()
+        .json();
+    assert!(
+        any["recalled"].as_array().is_none_or(|r| r
+            .iter()
+            .all(|m| !m["text"].as_str().unwrap().contains("user_id"))),
+        "{any}"
+    );
+}

@@ -218,7 +218,8 @@ struct RecalledJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     user_name: Option<&'a str>,
     speaker: String,
-    /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
+    /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`,
+    /// `rolling YYYY-MM-DD`.
     source: &'a retrieval::Source,
     /// The score of its passage.
     score: f64,

@@ -179,7 +179,8 @@ struct RankedJson<'a> {
     kind: &'static str,
     owner: String,
     owner_kind: OwnerKind,
-    /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
+    /// `log`, `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`,
+    /// `rolling YYYY-MM-DD`.
     source: &'a retrieval::Source,
     /// As a phrase hit's.
     ts: chrono::DateTime<chrono::Utc>,
@@ -208,7 +209,7 @@ fn run_ranked(state: &State, query: &Query, output: Output) -> anyhow::Result<()
         .any(|k| matches!(k, Kind::Profile | Kind::Topic));
     if beyond || !query.tags.is_empty() {
         return Err(usage(
-            "ranked search covers messages and daily and weekly summaries, not profiles, \
+            "ranked search covers messages and summaries, not profiles, \
              topic notes or tags; search one quoted phrase, or use --phrase or --regex, for those",
         ));
     }

@@ -284,8 +284,8 @@ config_keys! {
     /// Auto-recall: earlier messages relevant to the one being answered, put
     /// into the context by `ask` (no extra call).
     recall: RecallConfig = "recall" {
-        /// `ask` searches the whole memory (log, archives, daily and weekly
-        /// summaries) for the message and adds the relevant earlier messages
+        /// `ask` searches the whole memory (log, archives, daily, weekly
+        /// and retired rolling summaries) for the message and adds the relevant earlier messages
         /// to the context; no extra call; see How memory works
         auto: bool = true, "auto", Any;
         /// characters the recalled section may take (inside

@@ -53,6 +53,15 @@ impl Layout {
             .join(format!("summary-{}.md", day.format(DAY_FORMAT)))
     }
 
+    /// The day an archived rolling summary was retired on, from its file
+    /// name (`summary-2026-03-23.md`); `None` for any other file.
+    pub fn archived_summary_day(file_name: &str) -> Option<NaiveDate> {
+        file_name
+            .strip_prefix("summary-")
+            .and_then(Layout::markdown_stem)
+            .and_then(Layout::daily_day)
+    }
+
     /// Rotated broker logs.
     pub fn archive_logs_dir(&self) -> PathBuf {
         self.archive_root().join("logs")

@@ -346,6 +346,16 @@ mod tests {
             layout.channel_ledger_file("2026-03")
         )));
         assert!(Layout::is_broker_log("broker-slack.log"));
+        assert_eq!(
+            Layout::archived_summary_day(&name(
+                layout.archived_summary_file(&MemoryKey::person(&u), day)
+            )),
+            Some(day)
+        );
+        assert_eq!(
+            Layout::archived_summary_day("messages-2026-03-23.jsonl.gz"),
+            None
+        );
         for other in [
             "summary-2026-03-23.md",
             "messages-2026-03-23.jsonl",

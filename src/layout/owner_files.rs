@@ -165,12 +165,7 @@ fn in_summaries(relative: &Path) -> bool {
 
 fn in_archive(relative: &Path) -> bool {
     single(relative).is_some_and(|name| {
-        Layout::archive_day(name).is_some()
-            || name
-                .strip_prefix("summary-")
-                .and_then(Layout::markdown_stem)
-                .and_then(Layout::daily_day)
-                .is_some()
+        Layout::archive_day(name).is_some() || Layout::archived_summary_day(name).is_some()
     })
 }
 

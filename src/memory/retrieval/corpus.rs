@@ -1,7 +1,8 @@
 //! What recall searches: every message of one owner (every archive day,
 //! oldest first, and the live log, read fresh) and the daily and weekly
-//! summaries, each line of a summary its own unit. The rolling summary
-//! and the sender's profile are already whole in the context.
+//! summaries and the archived rolling summaries (retired by `session
+//! clear` or an expiry), each line of a summary its own unit. The rolling
+//! summary and the sender's profile are already whole in the context.
 //!
 //! An archive day whose recall index segment is current
 //! ([`super::index`]) is not read: its docs are counted, scored from
@@ -74,7 +75,7 @@ pub struct Unit {
 }
 
 /// Where a unit is stored; shown (and in JSON written) as `log`,
-/// `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`.
+/// `archive YYYY-MM-DD`, `daily YYYY-MM-DD`, `weekly YYYY-Www`, `rolling YYYY-MM-DD`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// The live log.
@@ -84,6 +85,8 @@ pub enum Source {
     /// A daily or weekly summary, by its name.
     Daily(String),
     Weekly(String),
+    /// A rolling summary retired on that day (`summary-DAY.md`).
+    Rolling(NaiveDate),
 }
 
 impl std::fmt::Display for Source {
@@ -93,6 +96,7 @@ impl std::fmt::Display for Source {
             Source::Archive(day) => write!(f, "archive {day}"),
             Source::Daily(name) => write!(f, "daily {name}"),
             Source::Weekly(name) => write!(f, "weekly {name}"),
+            Source::Rolling(day) => write!(f, "rolling {day}"),
         }
     }
 }
@@ -320,7 +324,7 @@ pub fn read(
     };
     Ok(View {
         parts: list,
-        notes: notes(state, owner)?,
+        notes: notes(state, owner, &days.retired_summaries)?,
         messages,
         segments,
         indexed_days: parts.indexed_days,
@@ -333,6 +337,9 @@ pub fn read(
 struct Days {
     /// The days with an archive.
     archive: HashSet<NaiveDate>,
+    /// The days a rolling summary was retired on (the same folder's
+    /// listing).
+    retired_summaries: Vec<NaiveDate>,
     /// The live log's messages, by day.
     log: HashMap<NaiveDate, Vec<Message>>,
     /// Every day of either, ascending.
@@ -345,9 +352,12 @@ impl Days {
     /// deduplicated), never missed.
     fn read(state: &State, owner: &Owner) -> anyhow::Result<Self> {
         let messages = stm::all_messages_in(&owner.messages_file(state))?;
-        let archive: HashSet<NaiveDate> = summaries::archive_days_in(&owner.archive_dir(state))?
-            .into_iter()
+        let names = crate::store::fs::file_names(&owner.archive_dir(state))?;
+        let archive: HashSet<NaiveDate> = names
+            .iter()
+            .filter_map(|n| Layout::archive_day(n))
             .collect();
+        let retired_summaries = retired_summary_days(&names);
         let mut log: HashMap<NaiveDate, Vec<Message>> = HashMap::new();
         for m in messages {
             log.entry(m.ts.date_naive()).or_default().push(m);
@@ -360,7 +370,12 @@ impl Days {
             .into_iter()
             .collect();
         all.sort();
-        Ok(Days { archive, log, all })
+        Ok(Days {
+            archive,
+            retired_summaries,
+            log,
+            all,
+        })
     }
 
     /// Which days a current segment holds: archived, not in the live log
@@ -513,12 +528,25 @@ fn read_all(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
 pub fn read_corpus(state: &State, owner: &Owner) -> anyhow::Result<Corpus> {
     let mut units = read_all(state, owner)?;
     let messages = units.len();
-    units.extend(notes(state, owner)?);
+    let names = crate::store::fs::file_names(&owner.archive_dir(state))?;
+    units.extend(notes(state, owner, &retired_summary_days(&names))?);
     Ok(Corpus { units, messages })
 }
 
-/// The lines of the daily and weekly summaries.
-fn notes(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
+/// The days of the archived rolling summaries among an archive folder's
+/// file names, oldest first.
+fn retired_summary_days(names: &[String]) -> Vec<NaiveDate> {
+    let mut days: Vec<NaiveDate> = names
+        .iter()
+        .filter_map(|n| Layout::archived_summary_day(n))
+        .collect();
+    days.sort();
+    days
+}
+
+/// The lines of the daily and weekly summaries, then of the rolling
+/// summaries retired on `retired` (days).
+fn notes(state: &State, owner: &Owner, retired: &[NaiveDate]) -> anyhow::Result<Vec<Unit>> {
     let mut units = Vec::new();
     for (dir, kind) in [
         (owner.daily_dir(state), "daily"),
@@ -545,26 +573,78 @@ fn notes(state: &State, owner: &Owner) -> anyhow::Result<Vec<Unit>> {
                 "daily" => "Daily summary",
                 _ => "Weekly summary",
             };
-            for line in body.lines() {
-                let line = line.trim().trim_start_matches(['-', '*', '#', ' ']);
-                if line.chars().count() < 3 {
-                    continue;
-                }
-                units.push(Unit {
-                    item: Item::Note {
-                        ts,
-                        label: label.to_owned(),
-                        text: line.to_owned(),
-                    },
-                    source: match kind {
-                        "daily" => Source::Daily(name.clone()),
-                        _ => Source::Weekly(name.clone()),
-                    },
-                });
-            }
+            let source = match kind {
+                "daily" => Source::Daily(name.clone()),
+                _ => Source::Weekly(name.clone()),
+            };
+            push_note_lines(&mut units, ts, label, &body, &source);
+        }
+    }
+    for &day in retired {
+        let path = state.layout.archived_summary_file(&owner.key, day);
+        let Some(text) = stm::read_text_or_warn(&path)? else {
+            continue;
+        };
+        // Dated the day it was retired: it tells of what came before.
+        let ts = day.and_time(chrono::NaiveTime::MIN).and_utc();
+        for body in retired_summary_bodies(&text, &path) {
+            push_note_lines(
+                &mut units,
+                ts,
+                "Earlier summary",
+                &body,
+                &Source::Rolling(day),
+            );
         }
     }
     Ok(units)
+}
+
+/// A summary's lines as units, each line (a list item, a heading) its own,
+/// with what only marks it up left off.
+fn push_note_lines(
+    units: &mut Vec<Unit>,
+    ts: DateTime<Utc>,
+    label: &str,
+    body: &str,
+    source: &Source,
+) {
+    for line in body.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '#', ' ']);
+        if line.chars().count() < 3 {
+            continue;
+        }
+        units.push(Unit {
+            item: Item::Note {
+                ts,
+                label: label.to_owned(),
+                text: line.to_owned(),
+            },
+            source: source.clone(),
+        });
+    }
+}
+
+/// The bodies of an archived rolling summary: a second retirement on
+/// the same day appends the next summary, frontmatter and all, after a
+/// blank line ([`crate::memory::expiry::retire_stm_locked`]), so each
+/// is parsed as the document it was and no frontmatter key is taken for
+/// prose; a `---` rule in a body opens no frontmatter that parses, and
+/// stays in it.
+fn retired_summary_bodies(text: &str, path: &std::path::Path) -> Vec<String> {
+    let later = text
+        .match_indices("\n\n---\n")
+        .map(|(at, _)| at + 2)
+        .filter(|&at| {
+            crate::store::frontmatter::Document::parse(&text[at..])
+                .is_ok_and(|doc| !doc.front.is_empty())
+        });
+    let mut bounds: Vec<usize> = std::iter::once(0).chain(later).collect();
+    bounds.push(text.len());
+    bounds
+        .windows(2)
+        .map(|w| stm::parse_document_or_warn(&text[w[0]..w[1]], path).body)
+        .collect()
 }
 
 impl View {

@@ -94,11 +94,15 @@ pub(super) fn entry_targets(
                 );
             }
         }
-        // Dated archives; the archived rolling summaries (`summary-DAY.md`)
-        // beside them are not searched.
-        Id::Archive if wanted.messages => {
-            for day in summaries::archive_days_in(&owner.archive_dir(state))? {
-                if day_in_range(day, day, query) {
+        // Dated archives, and the rolling summaries retired beside them
+        // (`summary-DAY.md`, by `session clear` or an expiry).
+        Id::Archive => {
+            let names = crate::store::fs::file_names(&owner.archive_dir(state))?;
+            for name in &names {
+                if wanted.messages
+                    && let Some(day) = Layout::archive_day(name)
+                    && day_in_range(day, day, query)
+                {
                     let path = state.layout.archive_file(&owner.key, day);
                     push(
                         out,
@@ -108,6 +112,14 @@ pub(super) fn entry_targets(
                         Some(owner),
                         about,
                     );
+                }
+                if wanted.summaries
+                    && prose
+                    && let Some(day) = Layout::archived_summary_day(name)
+                    && day_in_range(day, day, query)
+                {
+                    let path = state.layout.archived_summary_file(&owner.key, day);
+                    push(out, path, Kind::Summary, Source::Rolling, Some(owner), None);
                 }
             }
         }
@@ -132,7 +144,7 @@ pub(super) fn entry_targets(
                 push(out, path, Kind::Profile, Source::Profile, Some(owner), None);
             }
         }
-        Id::Archive | Id::Summaries | Id::Profile => {}
+        Id::Summaries | Id::Profile => {}
         // No content: copies, records, derived data, locks, ledgers.
         Id::Exports
         | Id::Journal
