@@ -94,14 +94,15 @@ fn choose_from<'h>(
 ) -> anyhow::Result<Recall> {
     let every_hit: Cow<Hits>;
     // The walk nearly always ends among the best few hundred hits: it
-    // is given those first, and every hit only if it runs out of them
-    // (the same walk: they are the head of the whole order).
+    // is given those first, and goes on over every other hit only if it
+    // runs out of them with room left that one of those could take (the
+    // same walk: they are the head of the whole order).
+    let walked: Vec<usize> = best.order.iter().map(Ranked::place).collect();
     let mut chooser = Chooser::new(units, &best.kept, window, skip_id, options);
     let ran_out = chooser.run(best.order)?;
-    if best.limited && ran_out {
+    if best.limited && ran_out && !chooser.nothing_else_fits(&walked, best.chars)? {
         every_hit = every()?;
-        chooser = Chooser::new(units, &every_hit.list, window, skip_id, options);
-        chooser.run(every_ranked(units, &every_hit.list, terms, options)?)?;
+        chooser.go_on(&every_hit.list, &walked, terms)?;
     }
     let mut chosen = chooser.chosen;
     chosen.sort_by(|a, b| {
@@ -131,6 +132,48 @@ pub struct Ranking {
     kept: Vec<score::Hit>,
     /// Whether any hit was left out of `order`.
     limited: bool,
+    /// How many hits of each size were handed in, `order`'s too.
+    chars: CharCounts,
+}
+
+/// How many hits take each number of characters in the context (those
+/// of [`CharCounts::TOP`] or more counted together): whether a hit left
+/// out of the walk's order could still fit the room it left.
+pub struct CharCounts(Vec<u32>);
+
+impl CharCounts {
+    const TOP: usize = 4096;
+
+    fn new() -> Self {
+        Self(vec![0; Self::TOP + 1])
+    }
+
+    fn bucket(chars: usize) -> usize {
+        chars.min(Self::TOP)
+    }
+
+    fn add(&mut self, chars: usize) {
+        self.0[Self::bucket(chars)] += 1;
+    }
+
+    fn remove(&mut self, chars: usize) {
+        let n = &mut self.0[Self::bucket(chars)];
+        *n = n.saturating_sub(1);
+    }
+
+    /// Whether a hit counted may take `room` characters or fewer.
+    fn any_within(&self, room: usize) -> bool {
+        self.0[..=Self::bucket(room)].iter().any(|&n| n > 0)
+    }
+}
+
+/// The characters a hit takes in the context: as scored, else as read
+/// (a unit in memory); 0 (fits any room) where neither tells.
+fn hit_chars(units: &dyn Units, hit: &score::Hit) -> usize {
+    match hit.chars {
+        score::NO_CHARS => units.peek(hit.place as usize).map_or(0, unit_chars),
+        n => n as usize,
+    }
 }
 
 /// The hits of one query ranked as they are scored ([`score::Sink`]):
@@ -167,6 +210,7 @@ pub struct Best<'a> {
     keep_to: u64,
     /// Hits handed in.
     total: usize,
+    chars: CharCounts,
 }
 
 impl<'a> Best<'a> {
@@ -209,6 +253,7 @@ impl<'a> Best<'a> {
             kept: Vec::new(),
             keep_to: 0,
             total: 0,
+            chars: CharCounts::new(),
         }
     }
 
@@ -228,6 +273,7 @@ impl<'a> Best<'a> {
             order: self.order,
             kept: self.kept,
             limited: self.total > first,
+            chars: self.chars,
         })
     }
 
@@ -322,6 +368,9 @@ impl score::Sink for Best<'_> {
             return Ok(());
         };
         self.total += hits.len();
+        for h in hits {
+            self.chars.add(hit_chars(self.units, h));
+        }
         let neighbours = self.options.neighbours;
         let recent = std::mem::take(&mut self.recent);
         let pending = self.pending;
@@ -373,22 +422,6 @@ impl score::Sink for Best<'_> {
         self.pending = Some(*last);
         Ok(())
     }
-}
-
-/// Every hit of `hits` (by place) with its score, in no order.
-fn every_ranked(
-    units: &dyn Units,
-    hits: &[score::Hit],
-    terms: &bm25::QueryTerms,
-    options: &Options,
-) -> anyhow::Result<Vec<Ranked>> {
-    let n_messages = units.messages();
-    (0..hits.len())
-        .map(|k| {
-            let s = dated_hit_score(units, n_messages, hits, k, terms, options)?;
-            Ok(Ranked::new(s, hits[k].place))
-        })
-        .collect()
 }
 
 /// The score of hit `k` of `hits` (by place) ([`hit_score`]), raised for
@@ -610,6 +643,92 @@ impl<'a> Chooser<'a> {
         Ok(true)
     }
 
+    /// After a walk that ran out of the hits it was given (`walked`, of
+    /// all the hits handed in, counted by size in `chars`): whether no
+    /// other hit could change what it took. A hit not taken that does
+    /// not fit the room left never will (the room only shrinks, and
+    /// taking it as a neighbour needs that room too); a hit taken as a
+    /// neighbour may still grow its passage.
+    fn nothing_else_fits(&self, walked: &[usize], mut chars: CharCounts) -> anyhow::Result<bool> {
+        if !self.listed_enough() {
+            return Ok(false);
+        }
+        let room = self.options.max_chars.saturating_sub(self.used);
+        let walked_set: HashSet<usize> = walked.iter().copied().collect();
+        for &t in &self.taken {
+            // Taken as a neighbour, a hit still to come grows its
+            // passage by what is beside it, if that fits.
+            if !walked_set.contains(&t) && self.hit(t).is_some() {
+                let (new, cost) = self.not_taken_around(t)?;
+                if !new.is_empty() && self.used + cost <= self.options.max_chars {
+                    return Ok(false);
+                }
+            }
+        }
+        for &w in walked {
+            chars.remove(self.hit(w).map_or(0, |h| hit_chars(self.units, h)));
+        }
+        Ok(!chars.any_within(room))
+    }
+
+    /// The units within `recall.neighbours` places of `i` (the unit
+    /// itself, if not a message) not taken yet and not left out, and the
+    /// characters they take.
+    fn not_taken_around(&self, i: usize) -> anyhow::Result<(Vec<(usize, Unit)>, usize)> {
+        let (n_messages, neighbours) = (self.units.messages(), self.options.neighbours);
+        let span = if i < n_messages {
+            i.saturating_sub(neighbours)..(i + neighbours + 1).min(n_messages)
+        } else {
+            i..i + 1
+        };
+        let mut new: Vec<(usize, Unit)> = Vec::new();
+        for j in span {
+            if !self.taken.contains(&j) && !self.excluded(j) {
+                let unit = self.units.unit(j)?;
+                if !self.is_skipped(&unit) {
+                    new.push((j, unit));
+                }
+            }
+        }
+        let cost = new.iter().map(|(_, u)| unit_chars(u)).sum();
+        Ok((new, cost))
+    }
+
+    /// The walk gone on over `every` hit but the `walked` ones, after
+    /// running out of those: what it took stays taken (they are the
+    /// head of the whole order, so this is the walk of every hit). With
+    /// nothing more to list, a hit that cannot change the outcome (see
+    /// [`Chooser::prune`]) is left out before it is scored.
+    fn go_on(
+        &mut self,
+        every: &'a [score::Hit],
+        walked: &[usize],
+        terms: &bm25::QueryTerms,
+    ) -> anyhow::Result<()> {
+        self.hits = every;
+        let walked: HashSet<usize> = walked.iter().copied().collect();
+        let prune = self.listed_enough();
+        let room = self.options.max_chars.saturating_sub(self.used);
+        let may_grow = self.options.neighbours > 0 && room >= MIN_UNIT_CHARS;
+        let n_messages = self.units.messages();
+        let mut rest = Vec::new();
+        for (k, h) in every.iter().enumerate() {
+            let place = h.place as usize;
+            if walked.contains(&place) {
+                continue;
+            }
+            let taken = self.taken.contains(&place);
+            if prune && !(may_grow && taken) && hit_chars(self.units, h).max(MIN_UNIT_CHARS) > room
+            {
+                continue;
+            }
+            let s = dated_hit_score(self.units, n_messages, every, k, terms, self.options)?;
+            rest.push(Ranked::new(s, h.place));
+        }
+        self.run(rest)?;
+        Ok(())
+    }
+
     /// Whether no more hits not taken are listed: enough are, or none
     /// are asked for (not `--explain`: `ask` shows none, and reading each
     /// for its text would cost a stored block inflated).
@@ -618,16 +737,19 @@ impl<'a> Chooser<'a> {
     }
 
     /// Nothing more is listed: only a hit over the floor that fits the
-    /// room left (which only shrinks), or that may grow a passage by a
-    /// neighbour (once taken as one), can change the outcome; the rest of
-    /// `order` after `sorted` is dropped unsorted.
+    /// room left (which only shrinks: a hit that does not fit now is
+    /// never taken, alone or as a neighbour), or that may grow its
+    /// passage by a neighbour (taken as one already), can change the
+    /// outcome; the rest of `order` after `sorted` is dropped unsorted.
     fn prune(&self, order: &mut Vec<Ranked>, sorted: usize) {
         let room = self.options.max_chars.saturating_sub(self.used);
         let may_grow = self.options.neighbours > 0 && room >= MIN_UNIT_CHARS;
         let mut kept = sorted;
         for r in sorted..order.len() {
+            let place = order[r].place();
             if order[r].score() >= self.options.min_score
-                && (may_grow || self.chars_of(order[r].place()).unwrap_or(MIN_UNIT_CHARS) <= room)
+                && ((may_grow && self.taken.contains(&place))
+                    || self.chars_of(place).unwrap_or(MIN_UNIT_CHARS) <= room)
             {
                 order[kept] = order[r];
                 kept += 1;
@@ -670,23 +792,8 @@ impl<'a> Chooser<'a> {
     /// The hit at place `i` with its neighbours not taken yet, if they
     /// fit: a new passage, or a passage grown by it.
     fn take(&mut self, i: usize, s: f64) -> anyhow::Result<Verdict> {
-        let (n_messages, neighbours) = (self.units.messages(), self.options.neighbours);
         let max_chars = self.options.max_chars;
-        let span = if i < n_messages {
-            i.saturating_sub(neighbours)..(i + neighbours + 1).min(n_messages)
-        } else {
-            i..i + 1
-        };
-        let mut new: Vec<(usize, Unit)> = Vec::new();
-        for j in span {
-            if !self.taken.contains(&j) && !self.excluded(j) {
-                let unit = self.units.unit(j)?;
-                if !self.is_skipped(&unit) {
-                    new.push((j, unit));
-                }
-            }
-        }
-        let cost: usize = new.iter().map(|(_, u)| unit_chars(u)).sum();
+        let (new, cost) = self.not_taken_around(i)?;
         Ok(match new.iter().find(|(j, _)| *j == i) {
             None if self.taken.contains(&i) && !new.is_empty() => {
                 // The hit came in as a neighbour of a better one: its
@@ -884,6 +991,22 @@ mod tests {
         }
     }
 
+    /// Every hit of `hits` (by place) with its score, in no order.
+    fn every_ranked(
+        units: &dyn Units,
+        hits: &[score::Hit],
+        terms: &bm25::QueryTerms,
+        options: &Options,
+    ) -> anyhow::Result<Vec<Ranked>> {
+        let n_messages = units.messages();
+        (0..hits.len())
+            .map(|k| {
+                let s = dated_hit_score(units, n_messages, hits, k, terms, options)?;
+                Ok(Ranked::new(s, hits[k].place))
+            })
+            .collect()
+    }
+
     /// The walk given a few hits first chooses as the walk given all:
     /// when the budget stops it early, when it runs past them, when the
     /// floor does.
@@ -962,6 +1085,29 @@ mod tests {
                 max_chars: 100,
                 ..defaults.clone()
             },
+            // Runs out of the hits given first with room left: the rest
+            // is walked only where a hit could still fit, or grow a
+            // passage taken as its neighbour.
+            Options {
+                max_chars: 333,
+                ..defaults.clone()
+            },
+            Options {
+                max_chars: 1_000,
+                max_passages: 10_000,
+                ..defaults.clone()
+            },
+            Options {
+                max_chars: 2_500,
+                neighbours: 0,
+                max_passages: 10_000,
+                ..defaults.clone()
+            },
+            Options {
+                max_chars: 2_500,
+                neighbours: 2,
+                ..defaults.clone()
+            },
         ] {
             let explained = Options {
                 explain: true,
@@ -982,6 +1128,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Run out of the hits given first with room left that no other hit
+    /// fits, the walk still goes on where a hit taken as a neighbour can
+    /// grow its passage by a unit that is no hit.
+    #[test]
+    fn a_walk_that_runs_out_goes_on_for_a_passage_that_can_grow() {
+        // The best hit (2) takes its neighbours 1 and 3 (a hit by its
+        // previous turn's words); 1, a hit too, grows its passage by 0,
+        // which is no hit, when its turn comes.
+        let texts: Vec<String> = [
+            "ok then".to_owned(),
+            format!("zebra {}", "filler ".repeat(20)),
+            "zebra zebra zebra".to_owned(),
+            "filler ".repeat(20),
+        ]
+        .into_iter()
+        .chain((0..40).map(|i| format!("nothing here, nothing at all {i}")))
+        .collect();
+        let units: Vec<Unit> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Unit {
+                item: Item::Message(Message::new(
+                    Role::User,
+                    text.clone(),
+                    chrono::Utc
+                        .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
+                        .unwrap(),
+                )),
+                source: super::super::Source::Log,
+            })
+            .collect();
+        let chars: Vec<usize> = units.iter().map(unit_chars).collect();
+        let corpus = super::super::Corpus {
+            messages: units.len(),
+            units,
+        };
+        let (terms, counts) = counted(&corpus, "zebra");
+        let mut hits = Hits::default();
+        for (i, raw) in bm25::scores(&terms, &counts, corpus.messages)
+            .into_iter()
+            .enumerate()
+        {
+            if raw > 0.0 {
+                hits.list.push(score::Hit {
+                    place: i as u32,
+                    chars: chars[i] as u32,
+                    raw,
+                });
+            }
+        }
+        // The first passage leaves room for unit 0, and for no hit.
+        let room = 40;
+        let options = Options {
+            max_chars: chars[1..4].iter().sum::<usize>() + room,
+            min_score: 0.0,
+            ..Options::default()
+        };
+        let places = |h: &[score::Hit]| h.iter().map(|h| h.place).collect::<Vec<_>>();
+        assert_eq!(places(&hits.list), [1, 2, 3], "{:?}", hits.list);
+        assert!(
+            chars[0] <= room
+                && hits
+                    .list
+                    .iter()
+                    .all(|h| h.chars as usize > room || h.place == 2)
+        );
+        let all = choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+        let first = choose_first(&corpus, &hits, &terms, &[], None, &options, 1).unwrap();
+        let taken = |r: &Recall| r.units.iter().map(|u| u.place).collect::<Vec<_>>();
+        assert_eq!(taken(&all), [0, 1, 2, 3], "the hit at 1 grows by 0");
+        assert_eq!(taken(&first), taken(&all));
     }
 
     #[test]
