@@ -434,9 +434,23 @@ fn a_retired_rolling_summary_is_recalled_without_its_frontmatter() {
     assert!(
         found.iter().any(|h| h["source"] == "rolling"
             && h["kind"] == "summary"
-            && h["file"] == format!("archive/U1/{retired}")),
-        "{found:?}"
+            && h["file"] == format!("archive/U1/{retired}")
+            && h["ts"] == format!("{day}T00:00:00Z")),
+        "dated as recall dates it: {found:?}"
     );
+    // The second summary's frontmatter is no hit there either.
+    let keys = env
+        .run([
+            "--json",
+            "session",
+            "search",
+            "last_compacted",
+            "--user",
+            "U1",
+        ])
+        .succeeds()
+        .json_lines();
+    assert!(keys.iter().all(|h| h["source"] != "rolling"), "{keys:?}");
     // No frontmatter key of the second summary is taken for prose.
     let any: Value = env
         .run([

@@ -585,14 +585,13 @@ fn notes(state: &State, owner: &Owner, retired: &[NaiveDate]) -> anyhow::Result<
         let Some(text) = stm::read_text_or_warn(&path)? else {
             continue;
         };
-        // Dated the day it was retired: it tells of what came before.
-        let ts = day.and_time(chrono::NaiveTime::MIN).and_utc();
-        for body in retired_summary_bodies(&text, &path) {
+        let ts = retired_summary_time(day);
+        for (_, line) in retired_summary_lines(&text, &path) {
             push_note_lines(
                 &mut units,
                 ts,
                 "Earlier summary",
-                &body,
+                &line,
                 &Source::Rolling(day),
             );
         }
@@ -625,27 +624,52 @@ fn push_note_lines(
     }
 }
 
-/// The bodies of an archived rolling summary: a second retirement on
+/// The body lines of an archived rolling summary, each with its line
+/// number in the file (from 1), what recall and phrase search read: a second retirement on
 /// the same day appends the next summary, frontmatter and all, after a
 /// blank line ([`crate::memory::expiry::retire_stm_locked`]), so each
 /// is parsed as the document it was and no frontmatter key is taken for
-/// prose; a `---` rule in a body opens no frontmatter that parses, and
-/// stays in it.
-fn retired_summary_bodies(text: &str, path: &std::path::Path) -> Vec<String> {
-    let later = text
-        .match_indices("\n\n---\n")
-        .map(|(at, _)| at + 2)
+/// prose. A later one begins at a `---` line after a blank line (LF or
+/// CRLF) opening a frontmatter that parses and holds a key compaction
+/// writes ([`SUMMARY_KEYS`]); a `---` rule in a body, even with
+/// `Word: value` lines after it, stays in it.
+pub(crate) fn retired_summary_lines(text: &str, path: &std::path::Path) -> Vec<(usize, String)> {
+    let later = ["\n\n---\n", "\n\n---\r\n", "\r\n\r\n---\r\n"]
+        .iter()
+        .flat_map(|opening| text.match_indices(opening))
+        .map(|(at, opening)| at + opening.len() - opening.trim_start().len())
         .filter(|&at| {
             crate::store::frontmatter::Document::parse(&text[at..])
-                .is_ok_and(|doc| !doc.front.is_empty())
+                .is_ok_and(|doc| SUMMARY_KEYS.iter().any(|k| doc.get_str(k).is_some()))
         });
     let mut bounds: Vec<usize> = std::iter::once(0).chain(later).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
     bounds.push(text.len());
-    bounds
-        .windows(2)
-        .map(|w| stm::parse_document_or_warn(&text[w[0]..w[1]], path).body)
-        .collect()
+    let mut lines = Vec::new();
+    for w in bounds.windows(2) {
+        let part = &text[w[0]..w[1]];
+        let body = stm::parse_document_or_warn(part, path).body;
+        let body_start =
+            text[..w[0]].matches('\n').count() + part.lines().count() - body.lines().count();
+        lines.extend(
+            body.lines()
+                .enumerate()
+                .map(|(i, line)| (body_start + i + 1, line.to_owned())),
+        );
+    }
+    lines
 }
+
+/// When a retired rolling summary's lines are dated: the start of the
+/// day it was retired on (it tells of what came before).
+pub fn retired_summary_time(day: NaiveDate) -> DateTime<Utc> {
+    day.and_time(chrono::NaiveTime::MIN).and_utc()
+}
+
+/// Keys the frontmatter of a rolling summary holds
+/// ([`crate::memory::compaction`] writes them).
+const SUMMARY_KEYS: [&str; 2] = ["user_id", "last_compacted"];
 
 impl View {
     /// The part holding message `i`.
@@ -739,6 +763,44 @@ mod tests {
         assert_eq!(
             archive_name(NaiveDate::from_ymd_opt(2026, 3, 5).unwrap()),
             "messages-2026-03-05.jsonl.gz"
+        );
+    }
+
+    #[test]
+    fn retired_summaries_split_only_where_a_summary_s_frontmatter_begins() {
+        let path = std::path::Path::new("summary-2026-03-01.md");
+        let doc = |body: &str, eol: &str| {
+            format!("---\nuser_id: U1\nlast_compacted: 2026-02-01T10:00:00.000Z\n---\n\n{body}\n")
+                .replace('\n', eol)
+        };
+        for eol in ["\n", "\r\n"] {
+            // Joined as `retire_stm_locked` joins them.
+            let text = format!(
+                "{}{eol}{eol}{}",
+                doc("- Talked.", eol).trim_end(),
+                doc("- Kyoto in spring.", eol)
+            );
+            let lines = retired_summary_lines(&text, path);
+            let shown: Vec<(usize, &str)> = lines
+                .iter()
+                .map(|(n, l)| (*n, l.trim_end()))
+                .filter(|(_, l)| !l.is_empty())
+                .collect();
+            // By their line in the file: no frontmatter key is prose.
+            assert_eq!(
+                shown,
+                [(6, "- Talked."), (13, "- Kyoto in spring.")],
+                "{eol:?}"
+            );
+            let in_file: Vec<&str> = text.lines().collect();
+            assert_eq!(in_file[12].trim_end(), "- Kyoto in spring.");
+        }
+        // A rule and `Word: value` lines in a body are prose.
+        let body = "- Talked.\n\n---\nPets: Biscuit, a golden retriever puppy.\n---\n\n- Kyoto.";
+        let lines = retired_summary_lines(&doc(body, "\n"), path);
+        assert!(
+            lines.iter().any(|(_, l)| l.starts_with("Pets: Biscuit")),
+            "{lines:?}"
         );
     }
 }

@@ -227,12 +227,23 @@ pub(super) fn search_note(
     if !time_in_range(ts, query) {
         return Ok(());
     }
-    let body_start = text
-        .lines()
-        .count()
-        .saturating_sub(doc.body.lines().count());
-    for (i, line) in doc.body.lines().enumerate() {
-        let matches = matchers.find(line);
+    // A retired rolling summary may hold several (recall reads it so
+    // too); any other note is one document.
+    let lines: Vec<(usize, String)> = if retired_day(target).is_some() {
+        crate::memory::retrieval::corpus::retired_summary_lines(&text, &target.path)
+    } else {
+        let body_start = text
+            .lines()
+            .count()
+            .saturating_sub(doc.body.lines().count());
+        doc.body
+            .lines()
+            .enumerate()
+            .map(|(i, line)| (body_start + i + 1, line.to_owned()))
+            .collect()
+    };
+    for (number, line) in lines {
+        let matches = matchers.find(&line);
         if matches.is_empty() {
             continue;
         }
@@ -241,23 +252,36 @@ pub(super) fn search_note(
             owner: target.owner.as_ref().map(Owner::name),
             owner_kind: target.owner.as_ref().map(|o| o.kind),
             file: relative.to_owned(),
-            line: (body_start + i + 1) as u64,
+            line: number as u64,
             ts,
             source: target.source,
             role: None,
             speaker: None,
             speaker_name: None,
-            text: line.to_owned(),
+            text: line,
             matches,
         });
     }
     Ok(())
 }
 
+/// The day a retired rolling summary (`archive/<owner>/summary-DAY.md`)
+/// was retired on; `None` for any other note.
+fn retired_day(target: &Target) -> Option<chrono::NaiveDate> {
+    let name = target.path.file_name()?.to_str()?;
+    (target.source == Source::Rolling)
+        .then(|| Layout::archived_summary_day(name))
+        .flatten()
+}
+
 /// When a note speaks of: a daily summary its day, a weekly one its
 /// Sunday (both at the day's end, so they sort after the day's messages);
+/// a retired rolling summary the start of the day it was retired on;
 /// others their `updated`/`last_compacted` key, else the file's mtime.
 pub(super) fn note_time(target: &Target, doc: &Document) -> Option<DateTime<Utc>> {
+    if let Some(day) = retired_day(target) {
+        return Some(crate::memory::retrieval::corpus::retired_summary_time(day));
+    }
     let stem = target.path.file_stem()?.to_str()?;
     if matches!(target.source, Source::Daily | Source::Weekly)
         && let Some((_, last)) = summary_days(stem)
