@@ -98,9 +98,14 @@ fn choose_from<'h>(
     // runs out of them with room left that one of those could take (the
     // same walk: they are the head of the whole order).
     let walked: Vec<usize> = best.order.iter().map(Ranked::place).collect();
+    let worst = best
+        .order
+        .iter()
+        .map(Ranked::score)
+        .fold(f64::INFINITY, f64::min);
     let mut chooser = Chooser::new(units, &best.kept, window, skip_id, options);
     let ran_out = chooser.run(best.order)?;
-    if best.limited && ran_out && !chooser.nothing_else_fits(&walked, best.chars)? {
+    if best.limited && ran_out && !chooser.nothing_else_fits(&walked, worst, best.chars)? {
         every_hit = every()?;
         chooser.go_on(&every_hit.list, &walked, terms)?;
     }
@@ -643,15 +648,29 @@ impl<'a> Chooser<'a> {
         Ok(true)
     }
 
-    /// After a walk that ran out of the hits it was given (`walked`, of
-    /// all the hits handed in, counted by size in `chars`): whether no
-    /// other hit could change what it took. A hit not taken that does
-    /// not fit the room left never will (the room only shrinks, and
-    /// taking it as a neighbour needs that room too); a hit taken as a
-    /// neighbour may still grow its passage.
-    fn nothing_else_fits(&self, walked: &[usize], mut chars: CharCounts) -> anyhow::Result<bool> {
+    /// After a walk that ran out of the hits it was given (`walked`, the
+    /// worst scored `worst`; of all the hits handed in, counted by size
+    /// in `chars`): whether no other hit could change what it took.
+    /// Every other hit scores no more than `worst`: none is taken if
+    /// that is under the floor, or the passages or the room are spent. A
+    /// hit not taken that does not fit the room left never will (the
+    /// room only shrinks, and taking it as a neighbour needs that room
+    /// too); a hit taken as a neighbour may still grow its passage.
+    fn nothing_else_fits(
+        &self,
+        walked: &[usize],
+        worst: f64,
+        mut chars: CharCounts,
+    ) -> anyhow::Result<bool> {
         if !self.listed_enough() {
             return Ok(false);
+        }
+        let options = self.options;
+        if worst < options.min_score
+            || self.passages >= options.max_passages
+            || self.used + MIN_UNIT_CHARS > options.max_chars
+        {
+            return Ok(true);
         }
         let room = self.options.max_chars.saturating_sub(self.used);
         let walked_set: HashSet<usize> = walked.iter().copied().collect();
@@ -991,6 +1010,56 @@ mod tests {
         }
     }
 
+    /// Messages of one person, ten minutes apart, in the log.
+    fn user_corpus(texts: &[String]) -> super::super::Corpus {
+        let units: Vec<Unit> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Unit {
+                item: Item::Message(Message::new(
+                    Role::User,
+                    text.clone(),
+                    chrono::Utc
+                        .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
+                        .unwrap(),
+                )),
+                source: super::super::Source::Log,
+            })
+            .collect();
+        super::super::Corpus {
+            messages: units.len(),
+            units,
+        }
+    }
+
+    /// Every unit of `corpus` with a score for `query`, as the scorer
+    /// lists them: its characters known (as an indexed day's are) or not.
+    fn listed_hits(
+        corpus: &super::super::Corpus,
+        query: &str,
+        chars_known: bool,
+    ) -> (bm25::QueryTerms, Hits) {
+        let (terms, counts) = counted(corpus, query);
+        let mut hits = Hits::default();
+        for (i, raw) in bm25::scores(&terms, &counts, corpus.messages)
+            .into_iter()
+            .enumerate()
+        {
+            if raw > 0.0 {
+                hits.list.push(score::Hit {
+                    place: i as u32,
+                    chars: if chars_known {
+                        unit_chars(&corpus.units[i]) as u32
+                    } else {
+                        score::NO_CHARS
+                    },
+                    raw,
+                });
+            }
+        }
+        (terms, hits)
+    }
+
     /// Every hit of `hits` (by place) with its score, in no order.
     fn every_ranked(
         units: &dyn Units,
@@ -1041,20 +1110,7 @@ mod tests {
             messages: units.len(),
             units,
         };
-        let (terms, counts) = counted(&corpus, "the puppy at the concert on 2023-11-15");
-        let mut hits = Hits::default();
-        for (i, raw) in bm25::scores(&terms, &counts, corpus.messages)
-            .into_iter()
-            .enumerate()
-        {
-            if raw > 0.0 {
-                hits.list.push(score::Hit {
-                    place: i as u32,
-                    chars: score::NO_CHARS,
-                    raw,
-                });
-            }
-        }
+        let (terms, hits) = listed_hits(&corpus, "the puppy at the concert on 2023-11-15", false);
         assert!(hits.list.len() > 1000);
         let shown = |r: &Recall| {
             (
@@ -1147,39 +1203,9 @@ mod tests {
         .into_iter()
         .chain((0..40).map(|i| format!("nothing here, nothing at all {i}")))
         .collect();
-        let units: Vec<Unit> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, text)| Unit {
-                item: Item::Message(Message::new(
-                    Role::User,
-                    text.clone(),
-                    chrono::Utc
-                        .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
-                        .unwrap(),
-                )),
-                source: super::super::Source::Log,
-            })
-            .collect();
-        let chars: Vec<usize> = units.iter().map(unit_chars).collect();
-        let corpus = super::super::Corpus {
-            messages: units.len(),
-            units,
-        };
-        let (terms, counts) = counted(&corpus, "zebra");
-        let mut hits = Hits::default();
-        for (i, raw) in bm25::scores(&terms, &counts, corpus.messages)
-            .into_iter()
-            .enumerate()
-        {
-            if raw > 0.0 {
-                hits.list.push(score::Hit {
-                    place: i as u32,
-                    chars: chars[i] as u32,
-                    raw,
-                });
-            }
-        }
+        let corpus = user_corpus(&texts);
+        let chars: Vec<usize> = corpus.units.iter().map(unit_chars).collect();
+        let (terms, hits) = listed_hits(&corpus, "zebra", true);
         // The first passage leaves room for unit 0, and for no hit.
         let room = 40;
         let options = Options {
@@ -1201,6 +1227,54 @@ mod tests {
         let taken = |r: &Recall| r.units.iter().map(|u| u.place).collect::<Vec<_>>();
         assert_eq!(taken(&all), [0, 1, 2, 3], "the hit at 1 grows by 0");
         assert_eq!(taken(&first), taken(&all));
+    }
+
+    /// A walk that runs out because the rest is under the floor, or at
+    /// `recall.maxPassages`, does not score every hit again: nothing
+    /// after the worst it was given can be taken.
+    #[test]
+    fn a_walk_that_ran_out_at_the_floor_or_the_passages_does_not_go_on() {
+        let texts: Vec<String> = (0..700)
+            .map(|i| match i % 200 {
+                0 => format!("the puppy met a zebra {i}"),
+                _ => format!("the puppy slept {i}"),
+            })
+            .collect();
+        let corpus = user_corpus(&texts);
+        let (terms, hits) = listed_hits(&corpus, "the puppy and the zebra", true);
+        let defaults = Options::default();
+        for options in [
+            defaults.clone(),
+            Options {
+                min_score: 0.0,
+                max_passages: 1,
+                ..defaults.clone()
+            },
+        ] {
+            let mut best = Best::with_first(&corpus, &terms, &options, 64);
+            score::Sink::take(&mut best, &hits.list).unwrap();
+            let ranking = best.finish().unwrap();
+            if options.min_score > 0.0 {
+                let worst = ranking
+                    .order
+                    .iter()
+                    .map(Ranked::score)
+                    .fold(f64::MAX, f64::min);
+                assert!(worst < options.min_score, "the floor is among the first");
+            }
+            let again = std::cell::Cell::new(false);
+            let got = choose(&corpus, ranking, &terms, &[], None, &options, || {
+                again.set(true);
+                Ok(hits.clone())
+            })
+            .unwrap();
+            let all =
+                choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+            let places = |r: &Recall| r.units.iter().map(|u| u.place).collect::<Vec<_>>();
+            assert_eq!(places(&got), places(&all), "{options:?}");
+            assert!(!got.units.is_empty());
+            assert!(!again.get(), "every hit scored again: {options:?}");
+        }
     }
 
     #[test]
