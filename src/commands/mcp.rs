@@ -184,8 +184,7 @@ fn tool_definitions(scope: &Scope) -> Value {
         {
             "name": "search_memory",
             "description": format!(
-                "Search {} (messages, including archived ones, and daily and weekly \
-                 summaries) by relevance: ask in words or a whole question; the hits come \
+                "Search {} (messages, including archived ones, and summaries) by relevance: ask in words or a whole question; the hits come \
                  best first, each with its date, who spoke and the text. A query nothing \
                  ranks for is looked for as a phrase (also in the profile), then as any \
                  of its words, newest first.",

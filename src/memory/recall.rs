@@ -95,8 +95,8 @@ pub fn readable_paths(state: &State, person: &UserId, key: &MemoryKey) -> Vec<st
 /// time] who: text` on one line. Models ask in whole sentences ("what did
 /// I say about my sister's dog"), so the query's words are ranked as
 /// `ask`'s recall ranks them ([`retrieval::search()`]), over the same
-/// memory (the scope's owner: messages, archives, daily and weekly
-/// summaries). The recent window is not left out: this is a search, and
+/// memory (the scope's owner: messages, archives, daily, weekly and
+/// retired rolling summaries). The recent window is not left out: this is a search, and
 /// a hit already in the context only confirms it. A query with nothing to
 /// rank (punctuation, a part of a word) or no ranked hit is looked for as
 /// a phrase, then as any of its words, newest first, as before.

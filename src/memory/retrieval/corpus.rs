@@ -37,7 +37,8 @@ pub enum Item {
     Message(Message),
     Note {
         ts: DateTime<Utc>,
-        /// `Daily summary` or `Weekly summary`.
+        /// `Daily summary`, `Weekly summary` or `Earlier summary` (a
+        /// retired rolling summary).
         label: String,
         text: String,
     },

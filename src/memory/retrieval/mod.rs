@@ -1,6 +1,6 @@
 //! Ranked recall over one owner's whole memory: the messages of the live
-//! log and of every archive, and the lines of the daily and weekly
-//! summaries (the rolling summary and the profile are already whole in
+//! log and of every archive, and the lines of the daily, weekly and
+//! retired rolling summaries (the current rolling summary and the profile are already whole in
 //! the context). Used by `ask` (auto-recall) and `context -- "message"`.
 //!
 //! - [`tokenize`]: text to terms (NFKC, lower case, English stemming,
