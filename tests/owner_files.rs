@@ -285,6 +285,35 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
         std::fs::read(&owned_note).ok(),
         "the export holds the topic note {PERSON} owns"
     );
+    // The JSON export holds the retired rolling summaries too, as stored.
+    let json_out = env.dir.path().join("export.json");
+    env.run([
+        "session", "export", "--user", PERSON, "--format", "json", "--out",
+    ])
+    .arg(&json_out)
+    .succeeds();
+    let document: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
+    let retired = &document["summaries"]["retired"];
+    let mut seen = 0;
+    for path in all_files(&layout.archive_dir(&person)) {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let Some(day) = Layout::archived_summary_day(name) else {
+            continue;
+        };
+        seen += 1;
+        assert_eq!(
+            retired[day.to_string()].as_str(),
+            Some(std::fs::read_to_string(&path).unwrap().as_str()),
+            "{name} in the JSON export: {retired}"
+        );
+    }
+    assert!(seen >= 1, "the fixture retires a rolling summary (a clear)");
+    assert_eq!(
+        retired.as_object().map(|o| o.len()),
+        Some(seen),
+        "{retired}"
+    );
 
     env.run(["session", "clear", "--user", PERSON, "--all", "--yes"])
         .succeeds();

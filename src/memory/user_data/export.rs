@@ -51,8 +51,10 @@ fn raw_stm_lines(state: &State, user: &MemoryKey) -> anyhow::Result<Vec<Vec<u8>>
         .collect())
 }
 
-/// One JSON document: profile, summary, summaries, and every message from
-/// the archives and STM, in order, as stored (unknown fields included).
+/// One JSON document: profile, summary, summaries (daily, weekly, and the
+/// retired rolling ones by the day they were retired, as stored), and
+/// every message from the archives and STM, in order, as stored (unknown
+/// fields included).
 pub fn export_json(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyhow::Result<Value> {
     let lock = state.lock_owner(user)?;
     compaction::recover_locked(state, &lock)?;
@@ -91,6 +93,17 @@ pub fn export_json(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyho
             map.insert(name.clone(), document(Layout::markdown_file(&dir, &name))?);
         }
     }
+    // Retired rolling summaries (`session clear`, an expiry), as stored:
+    // a file may hold several, each with its own frontmatter.
+    let mut retired = serde_json::Map::new();
+    for name in crate::store::fs::file_names(&state.layout.archive_dir(user))? {
+        let Some(day) = Layout::archived_summary_day(&name) else {
+            continue;
+        };
+        if let Some(text) = read_optional_text(&state.layout.archived_summary_file(user, day))? {
+            retired.insert(day.to_string(), Value::String(text));
+        }
+    }
     let mut topics = serde_json::Map::new();
     for slug in owned_topics(state, user)? {
         topics.insert(slug.to_string(), document(state.layout.topic_file(&slug))?);
@@ -104,7 +117,7 @@ pub fn export_json(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyho
             None => Value::Null,
         },
         "summary": document(state.layout.summary_file(user))?,
-        "summaries": {"daily": daily, "weekly": weekly},
+        "summaries": {"daily": daily, "weekly": weekly, "retired": retired},
         "messages": messages,
     }))
 }
