@@ -4,7 +4,8 @@
 //! what they meant.
 //!
 //! Only a word of [`MIN_LETTERS`] or more ASCII letters whose term no
-//! message has (a shorter one is one edit from too many real words),
+//! message has (a shorter one is one edit from too many real words) and
+//! the expansion table does not know (an English word spelled right),
 //! and only when some word one edit from it (a letter left out, added,
 //! changed, or two swapped) is a term of the memory: the one the most
 //! messages have (of two as common, the first in byte order) takes its
@@ -133,8 +134,12 @@ fn unknown_words(
         let Some(stem) = single_term(tokenizer, &word) else {
             continue;
         };
+        // A word of the expansion table is English spelled right: a
+        // memory without "national" has "notion", one edit away, and
+        // "national" already brings its own neighbours ("country").
         if let Some(t) = terms.own_position(&stem)
             && df.get(t) == Some(&0)
+            && !expand::knows(&stem)
             && !out.iter().any(|(u, _)| *u == t)
         {
             out.push((t, word));
@@ -239,6 +244,10 @@ mod tests {
         let memory = [("festiv", 3), ("cat", 4), ("hat", 2)];
         // Known: as it is, even with a word one edit away.
         assert_eq!(own("festival cat", &memory), ["festiv", "cat"]);
+        // An English word the memory lacks is not a typo: "national" is
+        // not "notion", one edit from its stem "nation".
+        let memory = [("notion", 7), ("park", 3)];
+        assert_eq!(own("a national park", &memory), ["nation", "park"]);
         // Too short to correct ("hat" is one edit from "cat").
         assert_eq!(own("a bat", &memory), ["bat"]);
         // Two edits away: nothing near, left as it is.
