@@ -74,16 +74,22 @@ pub fn neighbours(stem: &str) -> Vec<(&'static str, f64)> {
 
 /// The table without its comment lines.
 fn body() -> &'static str {
-    let mut rest = TABLE;
+    without_comments(TABLE)
+}
+
+/// A shipped list without the comment lines ("#") it begins with.
+pub(super) fn without_comments(list: &'static str) -> &'static str {
+    let mut rest = list;
     while rest.starts_with('#') {
         rest = rest.split_once('\n').map_or("", |(_, r)| r);
     }
     rest
 }
 
-/// The line of `body` whose first field is `key`: a binary search over
-/// byte offsets, each probe backed up to its line's start.
-fn find(body: &'static str, key: &str) -> Option<&'static str> {
+/// The line of `body` (sorted by bytes) whose first field is `key`: a
+/// binary search over byte offsets, each probe backed up to its line's
+/// start.
+pub(super) fn find(body: &'static str, key: &str) -> Option<&'static str> {
     let bytes = body.as_bytes();
     let (mut lo, mut hi) = (0, bytes.len());
     while lo < hi {

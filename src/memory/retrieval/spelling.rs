@@ -5,8 +5,8 @@
 //!
 //! Only a word of [`MIN_LETTERS`] or more ASCII letters whose term no
 //! message has (a shorter one is one edit from too many real words) and
-//! the expansion table does not know (an English word spelled right),
-//! and only when some word one edit from it (a letter left out, added,
+//! that is not an English word spelled right (`words.txt`: "national"
+//! is no typo of the memory's "notional"), and only when some word one edit from it (a letter left out, added,
 //! changed, or two swapped) is a term of the memory: the one the most
 //! messages have (of two as common, the first in byte order) takes its
 //! place, at its weight. Failing that, a word of the expansion table
@@ -134,18 +134,29 @@ fn unknown_words(
         let Some(stem) = single_term(tokenizer, &word) else {
             continue;
         };
-        // A word of the expansion table is English spelled right: a
-        // memory without "national" has "notion", one edit away, and
-        // "national" already brings its own neighbours ("country").
+        // An English word is spelled right: a memory without
+        // "national" has "notional", one edit away, and "national"
+        // brings its own neighbours ("country"). By the word, not its
+        // stem: "writting" is "writ" as a stem, yet a typo.
         if let Some(t) = terms.own_position(&stem)
             && df.get(t) == Some(&0)
-            && !expand::knows(&stem)
+            && !is_english_word(&word)
             && !out.iter().any(|(u, _)| *u == t)
         {
             out.push((t, word));
         }
     }
     out
+}
+
+/// English words of [`MIN_LETTERS`] or more (lower-case ASCII), spelled
+/// right: the whole words of the WordPiece vocabulary the expansion
+/// table was distilled with (`tools/expansion/words.py`).
+static WORDS: &str = include_str!("words.txt");
+
+/// Whether `word` (lower case) is an English word spelled right.
+fn is_english_word(word: &str) -> bool {
+    expand::find(expand::without_comments(WORDS), word).is_some()
 }
 
 /// The one term of a word (none for a stopword).
@@ -244,15 +255,40 @@ mod tests {
         let memory = [("festiv", 3), ("cat", 4), ("hat", 2)];
         // Known: as it is, even with a word one edit away.
         assert_eq!(own("festival cat", &memory), ["festiv", "cat"]);
-        // An English word the memory lacks is not a typo: "national" is
-        // not "notion", one edit from its stem "nation".
-        let memory = [("notion", 7), ("park", 3)];
-        assert_eq!(own("a national park", &memory), ["nation", "park"]);
         // Too short to correct ("hat" is one edit from "cat").
         assert_eq!(own("a bat", &memory), ["bat"]);
         // Two edits away: nothing near, left as it is.
         let far = Tokenizer::new().terms("fstiaval");
         assert_eq!(own("fstiaval", &memory), far);
+        // An English word the memory lacks is no typo: "national" is not
+        // "notional" (stem "notion"), one edit away.
+        let english = [("notion", 7), ("park", 3)];
+        assert_eq!(own("a national park", &english), ["nation", "park"]);
+        assert_eq!(own("the north side", &[("worth", 5)]), ["north", "side"]);
+    }
+
+    #[test]
+    fn a_typo_whose_stem_is_a_word_s_is_still_a_typo() {
+        // "writting" stems to "writ", "definately" to "defin": not words.
+        assert_eq!(own("his writting", &[("write", 3)]), ["write"]);
+        assert_eq!(own("definately", &[("definit", 2)]), ["definit"]);
+    }
+
+    #[test]
+    fn the_word_list_is_sorted_and_finds_its_words() {
+        let body = expand::without_comments(WORDS);
+        let mut previous = "";
+        for line in body.lines() {
+            assert!(previous < line, "{previous:?} before {line:?}");
+            assert!(line.len() >= MIN_LETTERS && line.bytes().all(|b| b.is_ascii_lowercase()));
+            previous = line;
+        }
+        for w in ["national", "travel", "married", "north", "festival"] {
+            assert!(is_english_word(w), "{w}");
+        }
+        for w in ["fesetival", "writting", "definately", "notaword"] {
+            assert!(!is_english_word(w), "{w}");
+        }
     }
 
     #[test]

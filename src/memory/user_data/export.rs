@@ -96,11 +96,13 @@ pub fn export_json(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyho
     // Retired rolling summaries (`session clear`, an expiry), as stored:
     // a file may hold several, each with its own frontmatter.
     let mut retired = serde_json::Map::new();
-    for name in crate::store::fs::file_names(&state.layout.archive_dir(user))? {
+    let archive_dir = state.layout.archive_dir(user);
+    for name in crate::store::fs::file_names(&archive_dir)? {
         let Some(day) = Layout::archived_summary_day(&name) else {
             continue;
         };
-        if let Some(text) = read_optional_text(&state.layout.archived_summary_file(user, day))? {
+        // The file as listed (the day's parse is lenient about its name).
+        if let Some(text) = read_optional_text(&archive_dir.join(&name))? {
             retired.insert(day.to_string(), Value::String(text));
         }
     }
