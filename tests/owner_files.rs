@@ -285,7 +285,10 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
         std::fs::read(&owned_note).ok(),
         "the export holds the topic note {PERSON} owns"
     );
-    // The JSON export holds the retired rolling summaries too, as stored.
+    // The JSON export holds the retired rolling summaries too, as stored;
+    // a stray file whose name only parses as a day is not one.
+    let stray = layout.archive_dir(&person).join("summary-2026-3-23.md");
+    std::fs::write(&stray, "not a retired summary\n").unwrap();
     let json_out = env.dir.path().join("export.json");
     env.run([
         "session", "export", "--user", PERSON, "--format", "json", "--out",
@@ -301,6 +304,9 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
         let Some(day) = Layout::archived_summary_day(name) else {
             continue;
         };
+        if path == stray {
+            continue;
+        }
         seen += 1;
         assert_eq!(
             retired[day.to_string()].as_str(),
@@ -314,6 +320,7 @@ fn an_erase_leaves_only_what_the_registry_keeps_and_an_export_holds_all_content(
         Some(seen),
         "{retired}"
     );
+    std::fs::remove_file(&stray).unwrap();
 
     env.run(["session", "clear", "--user", PERSON, "--all", "--yes"])
         .succeeds();

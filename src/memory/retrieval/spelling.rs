@@ -5,9 +5,11 @@
 //!
 //! Only a word of [`MIN_LETTERS`] or more ASCII letters whose term no
 //! message has (a shorter one is one edit from too many real words) and
-//! that is not an English word spelled right (`words.txt`: "national"
-//! is no typo of the memory's "notional"), and only when some word one edit from it (a letter left out, added,
-//! changed, or two swapped) is a term of the memory: the one the most
+//! that is not a word spelled right (`words.txt`, the whole words of
+//! the expansion table's model vocabulary: "national" is no typo of the
+//! memory's "notional"), and only when some word one edit from it (a
+//! letter left out, added, changed, or two swapped) is a term of the
+//! memory: the one the most
 //! messages have (of two as common, the first in byte order) takes its
 //! place, at its weight. Failing that, a word of the expansion table
 //! ([`super::expand`]: an English word, not a name) one edit away does,
