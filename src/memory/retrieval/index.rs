@@ -425,19 +425,43 @@ impl Segment {
 
     /// Where the postings of `term` are; `None` when no doc has it.
     pub fn term(&self, term: &str) -> anyhow::Result<Option<TermInfo>> {
-        let key = term.as_bytes();
-        let i = self
-            .sparse
-            .partition_point(|(first, ..)| first.as_slice() <= key);
-        if i == 0 {
-            return Ok(None);
+        Ok(self.terms_sorted(&[term])?.pop().flatten())
+    }
+
+    /// [`Segment::term`] of each of `keys`, sorted by bytes: each
+    /// dictionary block read and checked once however many of them it
+    /// holds (a typo's probe looks up hundreds of candidates).
+    pub fn terms_sorted(&self, keys: &[&str]) -> anyhow::Result<Vec<Option<TermInfo>>> {
+        let mut out = Vec::with_capacity(keys.len());
+        let mut block: Option<(usize, Vec<u8>)> = None;
+        for key in keys {
+            let key = key.as_bytes();
+            let i = self
+                .sparse
+                .partition_point(|(first, ..)| first.as_slice() <= key);
+            if i == 0 {
+                out.push(None);
+                continue;
+            }
+            let bytes = match &block {
+                Some((b, bytes)) if *b == i - 1 => bytes,
+                _ => {
+                    let (_, off, len, crc) = &self.sparse[i - 1];
+                    let bytes = self.read(self.dict_off + off, *len)?;
+                    if crc32(&bytes) != *crc {
+                        return Err(damaged(&self.path, "checksum of a dictionary block"));
+                    }
+                    &block.insert((i - 1, bytes)).1
+                }
+            };
+            out.push(self.find_in_block(bytes, key)?);
         }
-        let (_, off, len, crc) = &self.sparse[i - 1];
-        let block = self.read(self.dict_off + off, *len)?;
-        if crc32(&block) != *crc {
-            return Err(damaged(&self.path, "checksum of a dictionary block"));
-        }
-        let mut c = Cursor::new(&block);
+        Ok(out)
+    }
+
+    /// The entry of `key` in a dictionary block, if it has one.
+    fn find_in_block(&self, block: &[u8], key: &[u8]) -> anyhow::Result<Option<TermInfo>> {
+        let mut c = Cursor::new(block);
         while !c.done() {
             let entry = (|| {
                 let n = c.varint()? as usize;
@@ -881,6 +905,50 @@ mod tests {
         assert_eq!(p[0].chars, seg.days[0].first_chars);
         assert_eq!((p[1].doc, p[1].tf, p[1].previous_tf), (1, 1, 10_000));
         assert!(p[1].chars < 100);
+    }
+
+    #[test]
+    fn terms_looked_up_together_are_found_as_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let d1 = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        // Five dictionary blocks of terms, each word in one message.
+        let words: Vec<String> = (0..300).map(|i| format!("w{i:03}")).collect();
+        let texts: Vec<String> = words.iter().map(|w| format!("{w} garden")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let bytes = build(&Tokenizer::new(), &[day_of(d1, &refs)]);
+        let path = dir.path().join("a.seg");
+        std::fs::write(&path, &bytes).unwrap();
+        let seg = Segment::open(&path).unwrap().unwrap();
+        assert!(seg.sparse.len() >= 4, "{}", seg.sparse.len());
+        // Present and absent keys, in byte order: before the first term,
+        // between terms of one block and of two, after the last.
+        let mut keys: Vec<String> = vec!["a".into(), "garden".into(), "w".into()];
+        for (i, w) in words.iter().enumerate().step_by(7) {
+            keys.push(w.clone());
+            keys.push(format!("{w}x"));
+            if i % 2 == 0 {
+                keys.push(format!("{w}y"));
+            }
+        }
+        keys.push("zzz".into());
+        keys.sort();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let together = seg.terms_sorted(&refs).unwrap();
+        assert_eq!(together.len(), keys.len());
+        for (key, found) in keys.iter().zip(&together) {
+            let alone = seg.term(key).unwrap();
+            assert_eq!(
+                found.map(|i| (i.df, i.offset)),
+                alone.map(|i| (i.df, i.offset)),
+                "{key}"
+            );
+            let expected = match key.as_str() {
+                "garden" => Some(300),
+                k if words.iter().any(|w| w == k) => Some(1),
+                _ => None,
+            };
+            assert_eq!(found.map(|i| i.own_df), expected, "{key}");
+        }
     }
 
     #[test]

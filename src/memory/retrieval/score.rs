@@ -313,6 +313,11 @@ impl View {
         terms: &bm25::QueryTerms,
         stats: &mut bm25::Stats,
     ) -> anyhow::Result<Vec<Option<Lists>>> {
+        // The terms in byte order, as the dictionary is: each of its
+        // blocks read once for all the terms in it.
+        let mut order: Vec<usize> = (0..terms.terms.len()).collect();
+        order.sort_unstable_by(|&a, &b| terms.terms[a].cmp(&terms.terms[b]));
+        let keys: Vec<&str> = order.iter().map(|&t| terms.terms[t].as_str()).collect();
         let mut all = Vec::with_capacity(self.segments.len());
         for (s, ranges) in self.ranges().into_iter().enumerate() {
             if ranges.is_empty() {
@@ -322,10 +327,9 @@ impl View {
             let segment = &self.segments[s];
             let whole =
                 ranges.iter().map(|r| u64::from(r.1)).sum::<u64>() == u64::from(segment.docs);
-            let mut per_term = Vec::with_capacity(terms.terms.len());
-            for (t, term) in terms.terms.iter().enumerate() {
-                let Some(info) = segment.term(term)? else {
-                    per_term.push(None);
+            let mut per_term: Vec<Option<List>> = (0..terms.terms.len()).map(|_| None).collect();
+            for (&t, found) in order.iter().zip(segment.terms_sorted(&keys)?) {
+                let Some(info) = found else {
                     continue;
                 };
                 let df = &mut stats.df[t];
@@ -342,7 +346,7 @@ impl View {
                     })?;
                     Some(bytes)
                 };
-                per_term.push(Some(List { info, bytes }));
+                per_term[t] = Some(List { info, bytes });
             }
             all.push(Some(per_term));
         }
