@@ -428,12 +428,15 @@ impl Segment {
         Ok(self.terms_sorted(&[term])?.pop().flatten())
     }
 
-    /// [`Segment::term`] of each of `keys`, sorted by bytes: each
-    /// dictionary block read and checked once however many of them it
-    /// holds (a typo's probe looks up hundreds of candidates).
+    /// [`Segment::term`] of each of `keys` (distinct, sorted by bytes):
+    /// each dictionary block read, checked and walked once however many
+    /// of them it holds (a typo's probe looks up hundreds of candidates).
     pub fn terms_sorted(&self, keys: &[&str]) -> anyhow::Result<Vec<Option<TermInfo>>> {
+        debug_assert!(keys.windows(2).all(|k| k[0] < k[1]), "keys not sorted");
         let mut out = Vec::with_capacity(keys.len());
-        let mut block: Option<(usize, Vec<u8>)> = None;
+        // The block read last, and where in it the entries not passed yet
+        // begin (the keys come in order: the next is after this one).
+        let mut block: Option<(usize, Vec<u8>, usize)> = None;
         for key in keys {
             let key = key.as_bytes();
             let i = self
@@ -443,26 +446,37 @@ impl Segment {
                 out.push(None);
                 continue;
             }
-            let bytes = match &block {
-                Some((b, bytes)) if *b == i - 1 => bytes,
+            let (_, bytes, at) = match &mut block {
+                Some(b) if b.0 == i - 1 => b,
                 _ => {
                     let (_, off, len, crc) = &self.sparse[i - 1];
                     let bytes = self.read(self.dict_off + off, *len)?;
                     if crc32(&bytes) != *crc {
                         return Err(damaged(&self.path, "checksum of a dictionary block"));
                     }
-                    &block.insert((i - 1, bytes)).1
+                    block.insert((i - 1, bytes, 0))
                 }
             };
-            out.push(self.find_in_block(bytes, key)?);
+            let (found, next) = self.find_in_block(bytes, *at, key)?;
+            *at = next;
+            out.push(found);
         }
         Ok(out)
     }
 
-    /// The entry of `key` in a dictionary block, if it has one.
-    fn find_in_block(&self, block: &[u8], key: &[u8]) -> anyhow::Result<Option<TermInfo>> {
+    /// The entry of `key` in a dictionary block, looked for from byte
+    /// `from` (an entry's start, none before it at or after `key`), if
+    /// it has one; and where the first entry not before `key` begins.
+    fn find_in_block(
+        &self,
+        block: &[u8],
+        from: usize,
+        key: &[u8],
+    ) -> anyhow::Result<(Option<TermInfo>, usize)> {
         let mut c = Cursor::new(block);
+        c.pos = from;
         while !c.done() {
+            let start = c.pos;
             let entry = (|| {
                 let n = c.varint()? as usize;
                 let t = c.take(n)?;
@@ -483,11 +497,13 @@ impl Segment {
                 ))
             })()
             .ok_or_else(|| damaged(&self.path, "a dictionary block"))?;
-            if entry.0 == key {
-                return Ok(Some(entry.1));
+            match entry.0.cmp(key) {
+                std::cmp::Ordering::Less => {}
+                std::cmp::Ordering::Equal => return Ok((Some(entry.1), start)),
+                std::cmp::Ordering::Greater => return Ok((None, start)),
             }
         }
-        Ok(None)
+        Ok((None, c.pos))
     }
 
     /// The postings of a term, doc numbers ascending.
