@@ -54,12 +54,15 @@ impl Layout {
     }
 
     /// The day an archived rolling summary was retired on, from its file
-    /// name (`summary-2026-03-23.md`); `None` for any other file.
+    /// name (`summary-2026-03-23.md`, the name
+    /// [`Layout::archived_summary_file`] gives it); `None` for any other
+    /// file, also one the day's parse alone would take
+    /// (`summary-2026-3-23.md`: a second file of the same day).
     pub fn archived_summary_day(file_name: &str) -> Option<NaiveDate> {
-        file_name
+        let stem = file_name
             .strip_prefix("summary-")
-            .and_then(Layout::markdown_stem)
-            .and_then(Layout::daily_day)
+            .and_then(Layout::markdown_stem)?;
+        Layout::daily_day(stem).filter(|day| day.format(DAY_FORMAT).to_string() == stem)
     }
 
     /// Rotated broker logs.

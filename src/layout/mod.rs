@@ -356,6 +356,10 @@ mod tests {
             Layout::archived_summary_day("messages-2026-03-23.jsonl.gz"),
             None
         );
+        // Only the name the layout gives: not another spelling of the day.
+        for stray in ["summary-2026-3-23.md", "summary-+2026-03-23.md"] {
+            assert_eq!(Layout::archived_summary_day(stray), None, "{stray}");
+        }
         for other in [
             "summary-2026-03-23.md",
             "messages-2026-03-23.jsonl",

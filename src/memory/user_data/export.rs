@@ -98,16 +98,10 @@ pub fn export_json(state: &State, user: &MemoryKey, now: DateTime<Utc>) -> anyho
     let mut retired = serde_json::Map::new();
     let archive_dir = state.layout.archive_dir(user);
     for name in crate::store::fs::file_names(&archive_dir)? {
-        // Only the day's own file, as recall reads it (the day's parse is
-        // lenient: "summary-2026-3-23.md" is no retired summary).
         let Some(day) = Layout::archived_summary_day(&name) else {
             continue;
         };
-        let path = state.layout.archived_summary_file(user, day);
-        if path != archive_dir.join(&name) {
-            continue;
-        }
-        if let Some(text) = read_optional_text(&path)? {
+        if let Some(text) = read_optional_text(&archive_dir.join(&name))? {
             retired.insert(day.to_string(), Value::String(text));
         }
     }
