@@ -89,6 +89,74 @@ fn small_talk_and_recall_off_change_nothing() {
     assert_eq!(context(&env, "U1", Some(QUESTION)), plain);
 }
 
+/// Small talk recalls nothing even where the memory is full of the same
+/// words: "good morning", "sounds good", "哈哈，好的", "お疲れさまです",
+/// "고마워요" said a hundred times before would all match it.
+#[test]
+fn small_talk_in_any_language_recalls_nothing_where_the_memory_says_it_too() {
+    let env = TestEnv::new();
+    let said = [
+        "Good morning! Sounds good, see you later",
+        "haha cool, thanks for sharing! have a nice day",
+        "哈哈，好的，辛苦了",
+        "お疲れさまです！了解しました",
+        "고마워요 좋은 아침! ㅋㅋㅋ",
+    ];
+    let lines: String = (0..120)
+        .map(|i| {
+            let text = match i {
+                4 => FACT.to_owned(),
+                _ => format!("{} {i}", said[i % said.len()]),
+            };
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            history_line(
+                &format!("2026-02-01T{:02}:{:02}:00Z", 8 + i / 60, i % 60),
+                role,
+                &text,
+                &format!("U1-{i}"),
+            )
+        })
+        .collect();
+    import_and_compact(&env, "U1", &lines);
+    let plain = context(&env, "U1", None);
+    for talk in [
+        "good morning!",
+        "Sounds good",
+        "haha cool",
+        "thanks for sharing!",
+        "have a nice day 🙂",
+        "哈哈，好的",
+        "辛苦了",
+        "お疲れさまです！",
+        "了解しました",
+        "고마워요",
+        "좋은 아침!",
+        "ㅋㅋㅋ",
+    ] {
+        assert_eq!(
+            context(&env, "U1", Some(talk)),
+            plain,
+            "{talk:?} recalls nothing"
+        );
+    }
+    // The same words with something to look for still recall it.
+    let asked = "good morning! what is the name of Melanie's puppy?";
+    assert!(context(&env, "U1", Some(asked)).contains(FACT));
+    // And ask sends what context showed: for small talk, no recall.
+    let calls = env.claude_calls();
+    env.ask([
+        "--user",
+        "U1",
+        "--system-prompt",
+        "Base.",
+        "--",
+        "お疲れさまです！",
+    ])
+    .succeeds();
+    let prompt = env.claude_call(calls + 1).system_prompt;
+    assert!(!prompt.contains("[Earlier"), "{prompt}");
+}
+
 #[test]
 fn json_lists_each_recalled_message_and_its_source() {
     let env = TestEnv::new();

@@ -5,6 +5,8 @@
 //!
 //! - [`tokenize`]: text to terms (NFKC, lower case, English stemming,
 //!   CJK bigrams).
+//! - [`small_talk`]: whether a message is only small talk (recall then
+//!   looks for nothing).
 //! - [`expand`]: a query word's nearest words, from a static table.
 //! - [`spelling`]: a query word no message has, as the word one edit away.
 //! - [`bm25`]: the score of every unit for one query.
@@ -42,6 +44,7 @@ mod index_write;
 pub mod indexing;
 pub mod score;
 pub mod search;
+pub mod small_talk;
 pub mod spelling;
 pub mod tokenize;
 pub mod when;
@@ -249,13 +252,9 @@ fn counted<'t, 'v>(
     })
 }
 
-/// The terms to look for: none for small talk.
+/// The terms to look for. (Recall looks for none in small talk:
+/// [`follow_up_terms`]; a search looks for what it is asked.)
 pub fn query_terms(tokenizer: &tokenize::Tokenizer, query: &str) -> bm25::QueryTerms {
-    let query = if tokenize::is_small_talk(query) {
-        ""
-    } else {
-        query
-    };
     let mut terms = bm25::QueryTerms::new(tokenizer, &without_frame_words(query));
     expand::expand(&mut terms, &name_stems(tokenizer, query));
     terms
@@ -317,8 +316,8 @@ pub(super) fn name_stems(tokenizer: &tokenize::Tokenizer, text: &str) -> Vec<Str
 /// The terms of a message and, if it [`is_follow_up`], at
 /// [`FOLLOW_UP_SHARE`] of the weight those of the turn or two before it (`previous`: the sender's last
 /// message and the reply to it), so a follow-up ("and what about her?")
-/// is looked for with what it follows up. Small talk still looks for
-/// nothing, and so does a message without a word of its own to look for
+/// is looked for with what it follows up. Small talk
+/// ([`small_talk::is_small_talk`]) looks for nothing, and so does a message without a word of its own to look for
 /// unless it asks something (a `?`): "ok cool" after a question does not
 /// recall that question's answers again.
 pub fn follow_up_terms(
@@ -326,9 +325,12 @@ pub fn follow_up_terms(
     query: &str,
     previous: &[&str],
 ) -> bm25::QueryTerms {
+    if small_talk::is_small_talk(query) {
+        return query_terms(tokenizer, "");
+    }
     let mut terms = query_terms(tokenizer, query);
     let asks = query.contains(['?', '\u{ff1f}']);
-    if tokenize::is_small_talk(query) || (terms.is_empty() && !asks) || !is_follow_up(query) {
+    if (terms.is_empty() && !asks) || !is_follow_up(query) {
         return terms;
     }
     for text in previous {
@@ -444,7 +446,7 @@ mod tests {
     /// Ranked, the hits considered listed (as `--explain` lists them).
     fn run(corpus: &Corpus, query: &str, window: &[Message], options: &Options) -> Recall {
         let t = tokenize::Tokenizer::new();
-        let q = query_terms(&t, query);
+        let q = follow_up_terms(&t, query, &[]);
         let options = Options {
             explain: true,
             ..options.clone()

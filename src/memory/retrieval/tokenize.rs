@@ -8,9 +8,10 @@
 //! 3. Chinese, Japanese and Korean (Han, Hiragana, Katakana, Hangul) have
 //!    no spaces between words: a run of them gives its character bigrams
 //!    ("北海道" → "北海", "海道") and its characters but kana ("北",
-//!    "海", "道": a paraphrase often shares one character and no pair);
-//!    a whole message of CJK small talk ("謝謝", "ありがとう") gives no
-//!    term at all.
+//!    "海", "道": a paraphrase often shares one character and no pair).
+//!
+//! Whether a whole message is small talk, to look for nothing, is
+//! [`super::small_talk`]'s.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -180,83 +181,10 @@ pub fn is_cjk(c: char) -> bool {
         | 0xAC00..=0xD7AF) // Hangul syllables
 }
 
-/// A whole message that is only a greeting or thanks in Chinese,
-/// Japanese or Korean (their words are not split, so the stopword list
-/// cannot catch them): it recalls nothing.
-pub fn is_small_talk(text: &str) -> bool {
-    let bare: String = text
-        .nfkc()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect();
-    SMALL_TALK.contains(&bare.as_str())
-}
-
-const SMALL_TALK: &[&str] = &[
-    "謝謝",
-    "谢谢",
-    "謝謝你",
-    "谢谢你",
-    "多謝",
-    "多谢",
-    "感謝",
-    "感谢",
-    "好的",
-    "好",
-    "好喔",
-    "好哦",
-    "嗯",
-    "嗯嗯",
-    "哈哈",
-    "哈哈哈",
-    "你好",
-    "您好",
-    "早安",
-    "晚安",
-    "早",
-    "再見",
-    "再见",
-    "拜拜",
-    "收到",
-    "了解",
-    "沒事",
-    "没事",
-    "對",
-    "对",
-    "是的",
-    "ありがとう",
-    "ありがとうございます",
-    "ありがと",
-    "どうも",
-    "はい",
-    "うん",
-    "うんうん",
-    "おはよう",
-    "おはようございます",
-    "おやすみ",
-    "おやすみなさい",
-    "こんにちは",
-    "こんばんは",
-    "了解です",
-    "なるほど",
-    "そうだね",
-    "そうですね",
-    "よろしく",
-    "감사합니다",
-    "고마워",
-    "고맙습니다",
-    "안녕",
-    "안녕하세요",
-    "네",
-    "응",
-    "ㅋㅋ",
-    "ㅋㅋㅋ",
-];
-
 /// Words too common to say what a message is about, and the words of
 /// small talk ("thanks", "ok", "hi"): a message made only of these
 /// recalls nothing.
-fn is_stopword(word: &str) -> bool {
+pub(super) fn is_stopword(word: &str) -> bool {
     STOPWORDS.binary_search(&word).is_ok()
 }
 
@@ -435,11 +363,6 @@ mod tests {
         assert_eq!(t.terms("ｶﾚｰ")[..2], ["カレ", "レー"]);
         assert!(!t.terms("食べた").contains(&"べ".to_owned()));
         assert_eq!(t.terms("猫"), ["猫"]);
-        assert!(
-            is_small_talk("謝謝！")
-                && is_small_talk("ありがとう😊")
-                && !is_small_talk("謝謝你的貓")
-        );
         // Mixed with English: each part its own way.
         assert_eq!(t.terms("在Tokyo工作"), ["在", "tokyo", "工作", "工", "作"]);
         assert_eq!(t.terms("서울에")[..2], ["서울", "울에"]);
