@@ -3,7 +3,7 @@
 //! "Tennessee". People type fast in chat; the memory's own words say
 //! what they meant.
 //!
-//! Only a word of [`MIN_LETTERS`] or more ASCII letters whose term no
+//! Only a word of [`MIN_LETTERS`] to [`MAX_LETTERS`] ASCII letters whose term no
 //! message has (a shorter one is one edit from too many real words) and
 //! that is not a word spelled right (`words.txt`, the whole words of
 //! the expansion table's model vocabulary: "national" is no typo of the
@@ -25,6 +25,10 @@ use super::tokenize::{FnvBuild, Tokenizer};
 
 /// The fewest letters a word corrected has.
 pub const MIN_LETTERS: usize = 5;
+/// The most: a longer "word" is no typo of a word (English's long words
+/// are under it), and its one-edit variants (54 per letter, each
+/// stemmed) would cost time and memory growing with its length squared.
+pub const MAX_LETTERS: usize = 24;
 /// The most words of one query corrected, and the most candidate terms
 /// looked up for them: bounds the extra lookups.
 const MAX_WORDS: usize = 3;
@@ -129,7 +133,7 @@ fn unknown_words(
 ) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     for word in query.split(|c: char| !c.is_ascii_alphabetic()) {
-        if word.len() < MIN_LETTERS || out.len() >= MAX_WORDS {
+        if !(MIN_LETTERS..=MAX_LETTERS).contains(&word.len()) || out.len() >= MAX_WORDS {
             continue;
         }
         let word = word.to_ascii_lowercase();
@@ -226,6 +230,25 @@ mod tests {
     fn own(query: &str, memory: &[(&str, u32)]) -> Vec<String> {
         let n = QueryTerms::new(&Tokenizer::new(), query).terms.len();
         fixed(query, memory)[..n].to_vec()
+    }
+
+    #[test]
+    fn a_word_longer_than_any_english_word_is_not_looked_for() {
+        // One edit from a term the memory has, but far too long to be a
+        // typo: left alone, and its variants never made.
+        let long = "festivalfestivalfestivals";
+        assert!(long.len() > MAX_LETTERS);
+        let memory = [("festivalfestivalfestiv", 3)];
+        let tokenizer = Tokenizer::new();
+        let terms = QueryTerms::new(&tokenizer, long);
+        assert!(unknown_words(&tokenizer, long, &terms, &[0]).is_empty());
+        assert_eq!(own(long, &memory), terms.terms);
+        // At the most letters, still a typo.
+        let memory = [("festivalfestivalfestiv", 3)];
+        assert_eq!(
+            own("festivalfestivalfestivl", &memory),
+            ["festivalfestivalfestiv"]
+        );
     }
 
     #[test]
