@@ -1001,6 +1001,15 @@ fn a_message_over_the_size_limit_is_refused_before_anything_is_logged() {
         .fails(Exit::Usage);
     env.ask(["--user", "U1", "--", &"y".repeat(1000)])
         .succeeds();
+    // `context` shows what `ask` would send: for a message `ask` refuses,
+    // it refuses too (and recall never reads the oversized text).
+    let err = env
+        .run(["context", "--user", "U1", "--", &"y".repeat(1001)])
+        .fails(Exit::Usage)
+        .stderr();
+    assert!(err.contains("limits.maxMessageBytes"), "{err}");
+    env.run(["context", "--user", "U1", "--", &"y".repeat(1000)])
+        .succeeds();
 }
 
 #[test]

@@ -32,6 +32,13 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     let budget = state.config.stm.max_context_chars as usize;
     // The message as `ask` takes it: its words joined by spaces.
     let message = (!args.message.is_empty()).then(|| args.message.join(" "));
+    // Refused as `ask` refuses it (and recall never reads a text larger).
+    let max_bytes = state.config.limits.max_message_bytes;
+    if let Some(text) = &message
+        && text.len() as u64 > max_bytes
+    {
+        return Err(super::input::too_long(&text.len().to_string(), max_bytes));
+    }
     let query = message.as_deref().map(|text| context::Query {
         text,
         msg_id: None,
