@@ -151,7 +151,7 @@ fn yearly_months(text: &str) -> Vec<Span> {
                 yearly: true,
                 ..span
             };
-            if !out.contains(&span) {
+            if out.len() < MAX_SPANS && !out.contains(&span) {
                 out.push(span);
             }
         }
@@ -159,10 +159,16 @@ fn yearly_months(text: &str) -> Vec<Span> {
     out
 }
 
-/// The days and months `text` names. A day with no year ("on 3 June")
-/// names its month in every year, as "in June" does: the year is not
-/// guessed. (Full-width digits are not read: such a date is simply not
-/// found.)
+/// The most days and months one query names that count: a question names
+/// one or two ("between August 11 and August 15"); every hit is checked
+/// against each, so a message of thousands of dates must not cost
+/// thousands of checks a hit.
+pub const MAX_SPANS: usize = 8;
+
+/// The days and months `text` names, the first [`MAX_SPANS`]. A day with
+/// no year ("on 3 June") names its month in every year, as "in June"
+/// does: the year is not guessed. (Full-width digits are not read: such
+/// a date is simply not found.)
 pub fn spans(text: &str) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::new();
     // Every form but a month alone names a year: without four digits in
@@ -177,6 +183,7 @@ pub fn spans(text: &str) -> Vec<Span> {
     }
     let mut push = |span: Option<Span>| {
         if let Some(span) = span
+            && out.len() < MAX_SPANS
             && !out.contains(&span)
         {
             out.push(span);
@@ -268,6 +275,17 @@ mod tests {
         assert!(one("May I ask what I said? I may go").is_empty());
         assert!(one("a march in the park").is_empty());
         assert!(one("31 February 2023").is_empty());
+    }
+
+    #[test]
+    fn a_message_of_many_dates_counts_the_first_few() {
+        let many: String = (1..=28).map(|d| format!("on {d} June 2023, ")).collect();
+        let found = spans(&many);
+        assert_eq!(found.len(), MAX_SPANS);
+        assert_eq!(found[0], spans("on 1 June 2023")[0]);
+        let months = "in January, in February, in March, in April, in May, in June, \
+                      in July, in August, in September, in October, in November";
+        assert_eq!(spans(months).len(), MAX_SPANS);
     }
 
     #[test]
