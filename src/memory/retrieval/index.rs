@@ -385,6 +385,7 @@ impl Segment {
                 )
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        check_days(path, &days, h.docs)?;
         let sparse = sparse_table(path, &head[h.sparse_off as usize..])?;
         Ok(Some(Self {
             path: path.to_owned(),
@@ -839,6 +840,32 @@ fn day_entry(path: &Path, b: &[u8]) -> anyhow::Result<DayEntry> {
     })
 }
 
+/// The days' docs each within the segment's `docs` and none in two days
+/// (nor a day twice; a day of no message has none): what the walk sizes its buffers by and reads as
+/// one day's messages, so a head that passes its checksum yet says
+/// otherwise is damage, not a day of four billion messages.
+fn check_days(path: &Path, days: &[DayEntry], docs: u32) -> anyhow::Result<()> {
+    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(days.len());
+    for d in days {
+        let end = d.doc_start.checked_add(d.doc_count);
+        if end.is_none_or(|end| end > docs) {
+            return Err(damaged(path, format!("day {} outside its docs", d.day)));
+        }
+        spans.push((d.doc_start, d.doc_count));
+    }
+    spans.sort_unstable();
+    let overlap = spans.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0);
+    let mut named: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
+    named.sort_unstable();
+    if overlap || named.windows(2).any(|w| w[0] == w[1]) {
+        return Err(damaged(
+            path,
+            "two days share docs, or a day is listed twice",
+        ));
+    }
+    Ok(())
+}
+
 /// The sparse dictionary: every `BLOCK_TERMS`th term with its block's
 /// place and CRC.
 fn sparse_table(path: &Path, bytes: &[u8]) -> anyhow::Result<Vec<SparseEntry>> {
@@ -923,6 +950,76 @@ mod tests {
         assert_eq!(p[0].chars, seg.days[0].first_chars);
         assert_eq!((p[1].doc, p[1].tf, p[1].previous_tf), (1, 1, 10_000));
         assert!(p[1].chars < 100);
+    }
+
+    /// `bytes` (a segment) with its head changed by `edit` and its
+    /// checksum made right again: a head that passes the check yet lies.
+    fn rewritten_head(mut bytes: Vec<u8>, edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
+        let dict_off = le_u64(&bytes, 48) as usize;
+        edit(&mut bytes[..dict_off]);
+        bytes[HEADER_LEN - 4..HEADER_LEN].fill(0);
+        let crc = crc32(&bytes[..dict_off]);
+        bytes[HEADER_LEN - 4..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn a_head_whose_days_lie_about_their_docs_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let d1 = NaiveDate::from_ymd_opt(2025, 3, 1).unwrap();
+        let d2 = NaiveDate::from_ymd_opt(2025, 3, 2).unwrap();
+        let good = build(
+            &Tokenizer::new(),
+            &[
+                day_of(d1, &["a garden", "two"]),
+                day_of(d2, &["three garden"]),
+            ],
+        );
+        let path = dir.path().join("a.seg");
+        let opens = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            Segment::open(&path)
+        };
+        assert!(
+            opens(&rewritten_head(good.clone(), |_| {}))
+                .unwrap()
+                .is_some()
+        );
+        let day = |i: usize| HEADER_LEN + i * DAY_LEN;
+        type Edit = Box<dyn Fn(&mut [u8])>;
+        let cases: [(&str, Edit); 4] = [
+            (
+                "a day of four billion docs",
+                Box::new(move |h: &mut [u8]| {
+                    h[day(0) + 8..day(0) + 12].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes())
+                }),
+            ),
+            (
+                "a day past the last doc",
+                Box::new(move |h: &mut [u8]| {
+                    h[day(1) + 4..day(1) + 8].copy_from_slice(&3u32.to_le_bytes())
+                }),
+            ),
+            (
+                "two days on the same docs",
+                Box::new(move |h: &mut [u8]| {
+                    h[day(1) + 4..day(1) + 8].copy_from_slice(&0u32.to_le_bytes())
+                }),
+            ),
+            (
+                "one day twice",
+                Box::new(move |h: &mut [u8]| {
+                    let first = h[day(0)..day(0) + 4].to_vec();
+                    h[day(1)..day(1) + 4].copy_from_slice(&first)
+                }),
+            ),
+        ];
+        for (what, edit) in cases {
+            let Err(err) = opens(&rewritten_head(good.clone(), edit)) else {
+                panic!("{what}: opened as sound");
+            };
+            assert!(err.downcast_ref::<Damaged>().is_some(), "{what}: {err:#}");
+        }
     }
 
     #[test]
