@@ -316,6 +316,57 @@ fn a_damaged_segment_is_warned_about_read_around_and_rebuilt() {
     assert_eq!(found(&done.json()), found(&clean));
 }
 
+/// What stands where a segment belongs but is no file of ours — a
+/// FIFO (whose open would wait for a writer forever), a folder — is
+/// warned about and read around, as damage is; a FIFO where an archive
+/// belongs makes recall fail with a warning, never hang.
+#[test]
+fn a_fifo_or_folder_named_as_a_segment_or_archive_is_read_around_not_waited_on() {
+    let env = TestEnv::new();
+    history(&env, "U1");
+    index(&env);
+    let clean = recall_json(&env, "U1", QUESTION);
+    let dir = index_dir(&env, "U1");
+    let fifo = dir.join("zz.seg");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::create_dir(dir.join("yy.seg")).unwrap();
+    let done = explained(&env, "U1", QUESTION);
+    let err = done.stderr();
+    assert!(
+        err.contains("zz.seg left out") && err.contains("FIFO") && err.contains("yy.seg left out"),
+        "{err}"
+    );
+    assert_eq!(found(&done.json()), found(&clean), "the same answer");
+    // The index is still used for the rest.
+    assert!(
+        done.json()["explain"]["recall"]["indexedDays"]
+            .as_u64()
+            .unwrap()
+            >= 5
+    );
+    // In the archives: no hang, and a warning that names it.
+    let archive = env
+        .sessions_dir()
+        .join("archive/U1/messages-2020-01-01.jsonl.gz");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&archive)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let done = env
+        .run(["context", "--user", "U1", "--", QUESTION])
+        .succeeds();
+    assert!(
+        done.stderr().contains("messages-2020-01-01.jsonl.gz") && done.stderr().contains("FIFO"),
+        "{}",
+        done.stderr()
+    );
+}
+
 fn tree_has(dir: &Path, needle: &str) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;

@@ -245,8 +245,8 @@ fn archived_messages(state: &State, owner: &Owner, day: NaiveDate) -> anyhow::Re
         .collect())
 }
 
-/// The segments of `owner`'s index, by file name; a damaged one is
-/// warned about and left out (its days are read whole), one of another
+/// The segments of `owner`'s index, by file name; a damaged or
+/// unreadable one is warned about and left out (its days are read whole), one of another
 /// tokenizer version or an older format left out silently (stale, like a
 /// changed archive).
 pub fn open_segments(
@@ -273,7 +273,14 @@ pub fn open_segments(
             Err(e) if e.downcast_ref::<index::Damaged>().is_some() => {
                 crate::diag::warn(format!("{e}"));
             }
-            Err(e) => return Err(e),
+            // Unreadable (a folder or a FIFO by its name, no permission):
+            // derived data, so its days are read from the archives, as
+            // for damage.
+            Err(e) => crate::diag::warn(format!(
+                "recall index {} left out ({e:#}); its days are read from the archives until \
+                 `claude-session maintain --only index` or `session reindex` rebuilds it",
+                path.display()
+            )),
         }
     }
     Ok(segments)
