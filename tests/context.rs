@@ -401,3 +401,45 @@ fn context_after_append_holds_the_appended_message_and_ask_does_not() {
     );
     assert!(call.stdin.contains("asked once"));
 }
+
+/// `--explain` on a terminal: its table's own styling drives the terminal
+/// (bold header), stored text in its cells does not (escaped).
+#[test]
+fn explain_on_a_terminal_styles_its_table_and_escapes_stored_text() {
+    let env = TestEnv::new();
+    env.append(
+        &["--user", "U1"],
+        "my pottery \x1b[2Jclass\x1b]0;owned\x07 on Mondays",
+    );
+    for i in 0..12 {
+        env.append(&["--user", "U1"], &format!("hello {i}"));
+    }
+    // script(1) gives the command a pty (util-linux, as the search test).
+    let out = std::process::Command::new("script")
+        .args(["-qec"])
+        .arg(format!(
+            "{} --state-dir {} context --explain --window 2 --user U1 -- 'pottery class?'",
+            crate::common::binary().display(),
+            env.state_dir().display()
+        ))
+        .arg("/dev/null")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TERM", "xterm")
+        .output()
+        .expect("script(1) runs");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("\x1b[1mSCORE"),
+        "the header is bold: {shown:?}"
+    );
+    assert!(
+        !shown.contains("\\u{1b}[1m"),
+        "not shown as text: {shown:?}"
+    );
+    assert!(
+        !shown.contains("\x1b[2J") && !shown.contains("\x1b]0;"),
+        "{shown:?}"
+    );
+    assert!(shown.contains("pottery \\u{1b}[2Jclass"), "{shown:?}");
+}

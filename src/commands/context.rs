@@ -79,13 +79,7 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
         let mut text = explain(&rendered, budget, window);
         if message.is_some() {
             text.push_str("\n\n");
-            let recall = explain_recall(state, parts.recall.as_ref());
-            // Stored text must not drive a terminal.
-            if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                text.push_str(&crate::commands::style::printable(&recall));
-            } else {
-                text.push_str(&recall);
-            }
+            text.push_str(&explain_recall(state, parts.recall.as_ref()));
         }
         return print_text(&text);
     }
@@ -162,6 +156,9 @@ fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
         return "recall: nothing to look for (only small talk or stopwords), nothing recalled"
             .into();
     }
+    // Stored text must not drive a terminal: its cells made printable
+    // (not the table, whose own styling would then show as text).
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let rows: Vec<Vec<String>> = recall
         .considered
         .iter()
@@ -179,7 +176,10 @@ fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
                 c.ts.format("%Y-%m-%d %H:%M").to_string(),
                 c.source.to_string(),
                 why.to_owned(),
-                c.text.replace(['\n', '\r'], " "),
+                match c.text.replace(['\n', '\r'], " ") {
+                    text if tty => crate::commands::style::printable(&text).into_owned(),
+                    text => text,
+                },
             ]
         })
         .collect();
