@@ -167,32 +167,6 @@ pub fn open_creating_parent(
     .map_err(|e| open_error(path, e))
 }
 
-/// What every open for reading under the state dir is given: no link
-/// followed, and no wait on a FIFO (whose open blocks until a writer
-/// comes: a FIFO named as a log or archive would hang every reader).
-pub const READ_FLAGS: i32 = libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK;
-
-/// `file`, opened with [`READ_FLAGS`], if it is a regular file (reads
-/// block again, as a file's do); else an error that says what stands
-/// there. A FIFO, a device or a folder is no file of ours.
-pub fn regular_file(file: File) -> io::Result<File> {
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a folder"
-        } else {
-            "a FIFO, socket or device"
-        };
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("it is {what}, not a file; move it away"),
-        ));
-    }
-    let flags = rustix::fs::fcntl_getfl(&file)?;
-    rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
-    Ok(file)
-}
-
 /// Open for reading; refuses a symlink, and anything but a regular file. `Ok(None)` when it does not exist.
 /// On a shared file system the file is opened past the client's caches
 /// (`store::shared`): the one the name points to now, read to its real end.
@@ -203,9 +177,9 @@ pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
     }
     match OpenOptions::new()
         .read(true)
-        .custom_flags(READ_FLAGS)
+        .custom_flags(super::regular::READ_FLAGS)
         .open(path)
-        .and_then(regular_file)
+        .and_then(super::regular::regular_file)
     {
         Ok(file) => Ok(Some(file)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),

@@ -1,4 +1,5 @@
-//! Bytes on disk: private opening (`fs`), locks (`lock`), appends
+//! Bytes on disk: private opening (`fs`; a regular file only, for
+//! reading: `regular`), locks (`lock`), appends
 //! (`jsonl`), line reads and rewrites (`lines`, `tail`), atomic rewrites
 //! (`atomic`), frontmatter (`frontmatter`, the only user of `serde_yaml`),
 //! gzip archives (`archive`), folder trees (`tree`), and the shared file
@@ -13,6 +14,7 @@ pub mod fs;
 pub mod jsonl;
 pub mod lines;
 pub mod lock;
+pub mod regular;
 pub mod shared;
 pub mod tail;
 pub mod tree;

@@ -214,9 +214,9 @@ fn open_direct(path: &Path) -> io::Result<File> {
     let open = |direct: i32| {
         OpenOptions::new()
             .read(true)
-            .custom_flags(crate::store::fs::READ_FLAGS | direct)
+            .custom_flags(super::regular::READ_FLAGS | direct)
             .open(path)
-            .and_then(crate::store::fs::regular_file)
+            .and_then(super::regular::regular_file)
     };
     match open(libc::O_DIRECT) {
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => open(0),
