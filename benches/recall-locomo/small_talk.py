@@ -3,8 +3,10 @@
 `context --json --user U -- "<message>"` on a memory full of chat: English on
 LoCoMo's conversation 26 (imported as run.py imports it), Chinese, Japanese
 and Korean on our own conversations (fixtures/{zh,ja,ko}.json). Prints, per
-language and set (fixtures/small_talk.json says which), how many messages recall anything (the target: none) and the mean
-bytes they recall; -v lists them.
+language and set (fixtures/small_talk.json says which), how many messages
+recall anything (the target: none) and the mean bytes they recall; then, for
+short messages with something to look for ("content"), how many were taken
+for small talk (the target: none); -v lists both kinds of miss.
 
 Usage: small_talk.py LOCOMO_DIR [--bin target/release/claude-session] [-v]
 """
@@ -30,10 +32,23 @@ def main():
         memories[lang] = run.fixture_turns(json.load(open(os.path.join(HERE, "fixtures", f"{lang}.json"))))[0]
     print("| language | set | messages | recall nothing | mean recalled bytes |")
     print("|---|---|---|---|---|")
-    for lang, turns in memories.items():
-        state = run.build_state(a.bin, turns, None)
+    states = {lang: run.build_state(a.bin, turns, None) for lang, turns in memories.items()}
+    for lang, state in states.items():
         for which in ("built", "unseen"):
             report(a, state, lang, which, talk[which][lang])
+    print()
+    print("| language | content messages | taken for small talk (looked for nothing) |")
+    print("|---|---|---|")
+    for lang, state in states.items():
+        wrong = []
+        for message in talk["content"][lang]:
+            out = json.loads(run.run(a.bin, state, ["context", "--json", "--explain", "--user", run.USER, "--", message]))
+            if not (out["explain"].get("recall") or {}).get("terms"):
+                wrong.append(message)
+        print(f"| {lang} | {len(talk['content'][lang])} | {len(wrong)} |")
+        if a.v:
+            for message in wrong:
+                print(f"  looked for nothing: {message}", file=sys.stderr)
 
 
 def report(a, state, lang, which, messages):

@@ -3,15 +3,18 @@
 //! looks for nothing, and the context is the one for no message (no
 //! bytes spent on turns that merely share a greeting).
 //!
-//! A message is small talk when every word of it is a word of small
-//! talk or a stopword, or laughter ("hahaha", "lol", "ㅋㅋㅋ", "www"),
-//! drawn out or not ("sooo cool"); a run of Chinese, Japanese or Korean
-//! (no spaces between words) when it splits wholly into such phrases
-//! ("謝謝你辛苦了" = 謝謝 你 辛苦了). Only the whole message counts: in
-//! "good morning, how is Biscuit?" or "thanks for the sushi recipe"
-//! every word is looked for as ever. A message that asks something is
-//! small talk only as a greeting ("how are you?"): "which one?" or
-//! "真的嗎？" follows up what came before it.
+//! A message is small talk when it splits wholly into: stopwords, words
+//! that are small talk on their own ("cool", "awesome", "yep"; laughter,
+//! "hahaha", "lol", "www"; drawn out or not, "sooo cool"), phrases of it
+//! ("good morning", "take care", "no worries", "좋은 아침"), and runs of
+//! Chinese, Japanese or Korean (no spaces between words) that split
+//! wholly into small-talk phrases ("謝謝你辛苦了" = 謝謝 你 辛苦了). A word
+//! that can carry what a person means ("love", "plan", "morning", "back",
+//! "tomorrow", 내일) counts only inside a phrase: "I had a bad dream",
+//! "my back", "in the morning", "내일 저녁" are looked for as ever. A
+//! message that asks (a "?", or a first word that asks: "what did we
+//! talk about") is small talk only as a greeting ("how are you?"):
+//! "which one?" or "真的嗎？" follows up what came before it.
 
 use unicode_normalization::UnicodeNormalization as _;
 
@@ -29,11 +32,43 @@ pub fn is_small_talk(text: &str) -> bool {
         return false;
     }
     let normal: String = text.nfkc().flat_map(char::to_lowercase).collect();
-    if normal.contains('?') {
-        return is_greeting_question(&normal);
+    let words: Vec<String> = pieces(&normal)
+        .map(|p| p.replace('\u{2019}', "'"))
+        .collect();
+    if GREETINGS.binary_search(&words.join(" ").as_str()).is_ok() {
+        return true;
     }
+    let asks = normal.contains('?')
+        || words
+            .first()
+            .is_some_and(|w| ASKING.binary_search(&w.as_str()).is_ok());
     // (Only emoji or punctuation: nothing to look for either.)
-    pieces(&normal).all(piece_is_small_talk)
+    !asks && splits_into_small_talk(&words)
+}
+
+/// Whether `words` split wholly into words and phrases of small talk.
+fn splits_into_small_talk(words: &[String]) -> bool {
+    let mut reachable = vec![false; words.len() + 1];
+    reachable[0] = true;
+    for i in 0..words.len() {
+        if !reachable[i] {
+            continue;
+        }
+        if word_is_small_talk(&words[i]) {
+            reachable[i + 1] = true;
+        }
+        for phrase in PHRASES {
+            let n = phrase.split(' ').count();
+            if words.len() - i >= n
+                && phrase
+                    .split(' ')
+                    .eq(words[i..i + n].iter().map(String::as_str))
+            {
+                reachable[i + n] = true;
+            }
+        }
+    }
+    reachable[words.len()]
 }
 
 /// The runs of letters and digits (and apostrophes inside words), each
@@ -62,18 +97,17 @@ fn script_runs(word: &str) -> Vec<&str> {
     runs
 }
 
-fn piece_is_small_talk(piece: &str) -> bool {
+fn word_is_small_talk(piece: &str) -> bool {
     if piece.chars().next().is_some_and(tokenize::is_cjk) {
         return splits_into_phrases(piece);
     }
     if piece.chars().any(|c| c.is_numeric()) {
         return false;
     }
-    let word = piece.replace('\u{2019}', "'");
-    is_small_talk_word(&word)
-        || is_laughter(&word)
-        || drawn_in(&word, 2).is_some_and(|w| is_small_talk_word(&w))
-        || drawn_in(&word, 1).is_some_and(|w| is_small_talk_word(&w))
+    is_small_talk_word(piece)
+        || is_laughter(piece)
+        || drawn_in(piece, 2).is_some_and(|w| is_small_talk_word(&w))
+        || drawn_in(piece, 1).is_some_and(|w| is_small_talk_word(&w))
 }
 
 fn is_small_talk_word(word: &str) -> bool {
@@ -141,29 +175,17 @@ fn splits_into_phrases(run: &str) -> bool {
     reachable[chars.len()]
 }
 
-/// A message that asks: small talk only as one of [`GREETING_QUESTIONS`]
-/// (its words, punctuation left out).
-fn is_greeting_question(normal: &str) -> bool {
-    let words: Vec<String> = pieces(normal).map(|p| p.replace('\u{2019}', "'")).collect();
-    !words.is_empty()
-        && GREETING_QUESTIONS
-            .binary_search(&words.join(" ").as_str())
-            .is_ok()
-}
-
 /// Han laughter, and Hangul's ㅋ ㅎ ㅠ ㅜ as NFKC writes them
 /// (conjoining jamo).
 const LAUGHTER: &[char] = &[
     '哈', '呵', '嘻', '嘿', '笑', '草', '\u{110F}', '\u{1112}', '\u{1172}', '\u{116E}',
 ];
 
-/// Words (beside the stopwords) that a message made only of says nothing
-/// to look for. Sorted (a test checks), lower case. No word of time
-/// ("tomorrow") or of asking: those follow something up.
+/// Words (beside the stopwords) that are small talk on their own. Sorted
+/// (a test checks), lower case. None that can carry what a person means
+/// ("love", "plan", "back", a word of time): those only in [`PHRASES`].
 const WORDS: &[&str] = &[
     "absolutely",
-    "afternoon",
-    "agree",
     "agreed",
     "ah",
     "alright",
@@ -171,29 +193,18 @@ const WORDS: &[&str] = &[
     "anytime",
     "appreciate",
     "appreciated",
-    "asking",
     "aw",
     "awesome",
     "aww",
-    "back",
-    "bad",
     "brb",
     "brilliant",
-    "care",
-    "checking",
     "cheers",
     "ciao",
     "congrats",
     "congratulations",
     "cool",
-    "course",
     "cute",
-    "day",
     "definitely",
-    "done",
-    "dream",
-    "dreams",
-    "evening",
     "exactly",
     "excellent",
     "fab",
@@ -201,13 +212,10 @@ const WORDS: &[&str] = &[
     "fine",
     "gm",
     "gn",
-    "good",
     "goodbye",
     "goodnight",
     "gotcha",
     "great",
-    "help",
-    "helping",
     "hiya",
     "hm",
     "hmm",
@@ -219,55 +227,29 @@ const WORDS: &[&str] = &[
     "interesting",
     "k",
     "kk",
-    "know",
-    "later",
-    "let",
-    "letting",
-    "like",
     "lmao",
     "lmfao",
-    "lot",
-    "lots",
-    "love",
     "lovely",
-    "luck",
-    "makes",
-    "miss",
-    "morning",
     "much",
     "nah",
     "neat",
     "nice",
-    "night",
     "nite",
     "nope",
     "noted",
     "np",
     "omg",
-    "one",
     "ooh",
     "oops",
     "perfect",
-    "plan",
-    "pleasure",
-    "problem",
     "right",
     "rofl",
     "same",
-    "see",
-    "sense",
-    "share",
-    "sharing",
-    "soon",
     "sorry",
-    "sounds",
     "super",
     "sure",
     "sweet",
-    "take",
-    "talk",
     "tc",
-    "telling",
     "thankyou",
     "tks",
     "totally",
@@ -276,13 +258,9 @@ const WORDS: &[&str] = &[
     "ty",
     "tysm",
     "understood",
-    "weekend",
     "welcome",
-    "well",
     "wonderful",
     "woo",
-    "worries",
-    "worry",
     "wow",
     "xd",
     "xo",
@@ -294,9 +272,9 @@ const WORDS: &[&str] = &[
     "yup",
 ];
 
-/// Greetings that ask ("how are you?"), their words joined by a space.
-/// Sorted (a test checks).
-const GREETING_QUESTIONS: &[&str] = &[
+/// Whole messages (their words joined by a space) that are greetings,
+/// asking or not ("how are you?", "morning!"). Sorted (a test checks).
+const GREETINGS: &[&str] = &[
     "are you ok",
     "are you there",
     "how are u",
@@ -308,6 +286,9 @@ const GREETING_QUESTIONS: &[&str] = &[
     "how's it going",
     "how's your day",
     "hows it going",
+    "morning",
+    "night",
+    "night night",
     "sup",
     "u ok",
     "wassup",
@@ -328,6 +309,106 @@ const GREETING_QUESTIONS: &[&str] = &[
     "잘 지내요",
     "잘 지냈어",
     "잘 지냈어요",
+];
+
+/// Phrases of small talk, their words joined by a space: the words that
+/// can carry what a person means, only as these. Korean's too (it
+/// writes spaces between words). Sorted (a test checks).
+const PHRASES: &[&str] = &[
+    "a lot",
+    "all good",
+    "all right",
+    "catch you later",
+    "checking in",
+    "fair enough",
+    "for asking",
+    "for helping",
+    "for letting me know",
+    "for sharing",
+    "for telling me",
+    "good afternoon",
+    "good evening",
+    "good job",
+    "good luck",
+    "good morning",
+    "good night",
+    "good one",
+    "good to know",
+    "have a good day",
+    "have a good night",
+    "have a good one",
+    "have a good weekend",
+    "have a great day",
+    "have a great weekend",
+    "have a nice day",
+    "have a nice weekend",
+    "let me know",
+    "love it",
+    "love that",
+    "love this",
+    "love u",
+    "love you",
+    "makes sense",
+    "me too",
+    "miss you",
+    "my bad",
+    "my pleasure",
+    "nice one",
+    "no problem",
+    "no worries",
+    "not bad",
+    "of course",
+    "oh well",
+    "same here",
+    "see ya",
+    "see you",
+    "see you later",
+    "see you soon",
+    "sounds amazing",
+    "sounds awesome",
+    "sounds fun",
+    "sounds good",
+    "sounds great",
+    "sounds like a plan",
+    "sounds like fun",
+    "sweet dreams",
+    "take care",
+    "talk later",
+    "talk soon",
+    "talk to you later",
+    "the help",
+    "welcome back",
+    "well done",
+    "you too",
+    "your help",
+    "다음에 봐요",
+    "또 봐",
+    "또 봐요",
+    "안녕히 가세요",
+    "안녕히 계세요",
+    "안녕히 주무세요",
+    "잘 자",
+    "잘 자요",
+    "잘 주무세요",
+    "잘 지내",
+    "잘 지내요",
+    "좋은 꿈 꾸세요",
+    "좋은 꿈 꿔",
+    "좋은 밤",
+    "좋은 밤 되세요",
+    "좋은 아침",
+    "좋은 아침이에요",
+    "좋은 하루",
+    "좋은 하루 되세요",
+    "좋은 하루 보내세요",
+];
+
+/// First words that make a message ask something, "?" or not ("what
+/// did we talk about"). Sorted (a test checks).
+const ASKING: &[&str] = &[
+    "am", "and", "any", "are", "can", "could", "did", "do", "does", "how", "how's", "hows", "is",
+    "may", "might", "or", "shall", "should", "tell", "was", "were", "what", "what's", "whats",
+    "when", "where", "which", "who", "who's", "whom", "whose", "why", "will", "would",
 ];
 
 /// Chinese, Japanese and Korean small talk, as the phrases a run of it
@@ -406,7 +487,6 @@ const CJK_PHRASES: &[&str] = &[
     "ほんと",
     "ほんとう",
     "ほんとに",
-    "また",
     "またね",
     "よ",
     "よかった",
@@ -516,11 +596,9 @@ const CJK_PHRASES: &[&str] = &[
     "辛苦",
     "辛苦了",
     "酷",
-    "가세요",
     "감사",
     "감사합니다",
     "감사해요",
-    "계세요",
     "고마워",
     "고마워요",
     "고마워용",
@@ -532,17 +610,13 @@ const CJK_PHRASES: &[&str] = &[
     "그래",
     "그래요",
     "그럼",
-    "내일",
     "네",
     "넵",
     "넹",
-    "다음에",
     "대단해",
     "대단해요",
     "대박",
-    "되세요",
     "땡큐",
-    "또",
     "맞습니다",
     "맞아",
     "맞아요",
@@ -553,19 +627,13 @@ const CJK_PHRASES: &[&str] = &[
     "반가워",
     "반가워요",
     "반갑습니다",
-    "밤",
-    "보내세요",
-    "봐",
-    "봐요",
     "수고",
     "수고하세요",
     "수고하셨습니다",
     "수고했어",
     "수고했어요",
-    "아침",
     "안녕",
     "안녕하세요",
-    "안녕히",
     "알겠습니다",
     "알겠어",
     "알겠어요",
@@ -578,26 +646,19 @@ const CJK_PHRASES: &[&str] = &[
     "우와",
     "웅",
     "응",
-    "자",
-    "자요",
-    "잘",
-    "저녁",
     "정말",
     "좋겠다",
     "좋네요",
     "좋다",
     "좋아",
     "좋아요",
-    "좋은",
     "죄송합니다",
-    "주무세요",
     "진짜",
     "천만에요",
     "축하합니다",
     "축하해",
     "축하해요",
     "파이팅",
-    "하루",
     "헐",
     "화이팅",
 ];
@@ -608,7 +669,7 @@ mod tests {
 
     #[test]
     fn the_lists_are_sorted() {
-        for list in [WORDS, GREETING_QUESTIONS, CJK_PHRASES] {
+        for list in [WORDS, GREETINGS, PHRASES, ASKING, CJK_PHRASES] {
             let mut sorted = list.to_vec();
             sorted.sort_unstable();
             sorted.dedup();
@@ -624,7 +685,9 @@ mod tests {
         let laughter: Vec<&str> = laughter.iter().map(String::as_str).collect();
         for w in WORDS
             .iter()
-            .chain(GREETING_QUESTIONS)
+            .chain(GREETINGS)
+            .chain(PHRASES)
+            .chain(ASKING)
             .chain(CJK_PHRASES)
             .chain(&laughter)
         {
@@ -692,6 +755,31 @@ mod tests {
             "笑話",
             "고마워, 고양이 이름 뭐였지?",
             "아침 먹었어",
+            // Questions without a "?".
+            "what's the plan for the weekend",
+            "what did we talk about",
+            "what was I telling you about",
+            "what do you know about me",
+            "which one",
+            "how about the weekend",
+            "what do I like",
+            // Statements and short answers whose words could be small
+            // talk's in another phrase.
+            "I had a bad dream",
+            "I have a problem",
+            "I miss her",
+            "I love him",
+            "I know him",
+            "help me",
+            "my back",
+            "love",
+            "this weekend",
+            "in the morning",
+            "that night",
+            "see you this weekend",
+            "내일 저녁 좋아",
+            "내일",
+            "また",
         ] {
             assert!(!is_small_talk(said), "{said:?} has something to look for");
         }
