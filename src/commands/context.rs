@@ -37,7 +37,11 @@ pub fn run(state: &State, args: &ContextArgs, output: Output) -> anyhow::Result<
     if let Some(text) = &message
         && text.len() as u64 > max_bytes
     {
-        return Err(super::input::too_long(&text.len().to_string(), max_bytes));
+        return Err(super::input::too_long(
+            &text.len().to_string(),
+            max_bytes,
+            "ask would refuse it too",
+        ));
     }
     let query = message.as_deref().map(|text| context::Query {
         text,
@@ -177,7 +181,7 @@ fn explain_recall(state: &State, recall: Option<&retrieval::Recall>) -> String {
                 c.source.to_string(),
                 why.to_owned(),
                 match c.text.replace(['\n', '\r'], " ") {
-                    text if tty => crate::commands::style::printable(&text).into_owned(),
+                    text if tty => crate::terminal::escape_for_terminal(&text),
                     text => text,
                 },
             ]

@@ -14,11 +14,11 @@ use crate::memory::message::{DEFAULT_CHANNEL, Message, Role};
 use crate::state::State;
 
 /// The error for a message over `limits.maxMessageBytes` (`len`: its
-/// size in bytes, or a bound on it).
-pub fn too_long(len: &str, max_bytes: u64) -> anyhow::Error {
+/// size in bytes, or a bound on it; `outcome`: what came of it).
+pub fn too_long(len: &str, max_bytes: u64, outcome: &str) -> anyhow::Error {
     usage(format!(
         "the message is {len} bytes long; at most {max_bytes} are accepted \
-         (limits.maxMessageBytes in config.json); nothing was logged"
+         (limits.maxMessageBytes in config.json); {outcome}"
     ))
 }
 
@@ -35,7 +35,7 @@ pub fn check_ids(args: &MessageArgs) -> anyhow::Result<()> {
 /// text over `max_bytes` (`limits.maxMessageBytes`) is refused, and stdin
 /// is read no further than that.
 pub fn message_text(args: &MessageArgs, max_bytes: u64) -> anyhow::Result<String> {
-    let too_long = |len: String| too_long(&len, max_bytes);
+    let too_long = |len: String| too_long(&len, max_bytes, "nothing was logged");
     let text = if !args.text.is_empty() {
         let len: usize = args.text.iter().map(String::len).sum::<usize>() + args.text.len() - 1;
         if len as u64 > max_bytes {

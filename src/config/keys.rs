@@ -256,9 +256,10 @@ config_keys! {
     /// Sizes and rates that keep one chat user from filling the disk or the
     /// bill: checked before anything is logged or written.
     limits: LimitsConfig = "limits" {
-        /// longest message `ask` and `append` accept (bytes, UTF-8; above
-        /// what any chat platform sends in one message); longer is refused
-        /// (exit 2) before anything is logged
+        /// longest message `ask` and `append` accept, and `context` shows
+        /// a context for (bytes, UTF-8; above what any chat platform sends
+        /// in one message); longer is refused (exit 2) before anything is
+        /// logged
         max_message_bytes: u64 = 64 * 1024, "maxMessageBytes", at_least(1);
         /// longest reply kept in the log (bytes); the reply is printed
         /// whole, the stored copy is cut with a marker

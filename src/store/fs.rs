@@ -175,12 +175,7 @@ pub fn open_read(path: &Path) -> anyhow::Result<Option<File>> {
         return crate::store::shared::open_fresh(path)
             .with_context(|| format!("could not open {}", path.display()));
     }
-    match OpenOptions::new()
-        .read(true)
-        .custom_flags(super::regular::READ_FLAGS)
-        .open(path)
-        .and_then(super::regular::regular_file)
-    {
+    match super::regular::open(path, 0) {
         Ok(file) => Ok(Some(file)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(open_error(path, e)),

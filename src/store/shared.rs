@@ -39,9 +39,9 @@
 //! before it is reported done; and `ESTALE` is retried, after listing the
 //! folder, until the lock deadline. On a local disk none of this runs.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::{FileExt as _, MetadataExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{FileExt as _, MetadataExt as _};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -211,13 +211,7 @@ fn open_synced(path: &Path) -> io::Result<Option<File>> {
 }
 
 fn open_direct(path: &Path) -> io::Result<File> {
-    let open = |direct: i32| {
-        OpenOptions::new()
-            .read(true)
-            .custom_flags(super::regular::READ_FLAGS | direct)
-            .open(path)
-            .and_then(super::regular::regular_file)
-    };
+    let open = |direct: i32| super::regular::open(path, direct);
     match open(libc::O_DIRECT) {
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => open(0),
         other => other,
@@ -421,7 +415,10 @@ mod tests {
         let path = dir.path().join("m.jsonl");
         std::fs::write(&path, b"one\n").unwrap();
         let file = File::open(&path).unwrap();
-        let mut writer = OpenOptions::new().append(true).open(&path).unwrap();
+        let mut writer = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         writer.write_all(b"two\n").unwrap();
         assert_eq!(real_len(&file).unwrap(), 8);
     }

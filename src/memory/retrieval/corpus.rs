@@ -277,8 +277,7 @@ pub fn open_segments(
             // derived data, so its days are read from the archives, as
             // for damage.
             Err(e) => crate::diag::warn(format!(
-                "recall index {} left out ({e:#}); its days are read from the archives until \
-                 `claude-session maintain --only index` or `session reindex` rebuilds it",
+                "recall index {} left out ({e:#}); its days are read from the archives",
                 path.display()
             )),
         }

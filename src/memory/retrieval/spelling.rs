@@ -244,11 +244,10 @@ mod tests {
         assert!(unknown_words(&tokenizer, long, &terms, &[0]).is_empty());
         assert_eq!(own(long, &memory), terms.terms);
         // At the most letters, still a typo.
+        let typo = "festivalfestivalfestivla";
+        assert_eq!(typo.len(), MAX_LETTERS);
         let memory = [("festivalfestivalfestiv", 3)];
-        assert_eq!(
-            own("festivalfestivalfestivl", &memory),
-            ["festivalfestivalfestiv"]
-        );
+        assert_eq!(own(typo, &memory), ["festivalfestivalfestiv"]);
     }
 
     #[test]

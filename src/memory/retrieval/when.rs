@@ -165,7 +165,7 @@ fn yearly_months(text: &str) -> Vec<Span> {
 /// thousands of checks a hit.
 pub const MAX_SPANS: usize = 8;
 
-/// The days and months `text` names, the first [`MAX_SPANS`]. A day with
+/// The days and months `text` names, at most [`MAX_SPANS`]. A day with
 /// no year ("on 3 June") names its month in every year, as "in June"
 /// does: the year is not guessed. (Full-width digits are not read: such
 /// a date is simply not found.)
