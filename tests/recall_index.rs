@@ -348,6 +348,17 @@ fn a_fifo_or_folder_named_as_a_segment_or_archive_is_read_around_not_waited_on()
             .unwrap()
             >= 5
     );
+    // maintain and reindex build around them (they are not theirs to
+    // remove): before, both failed for this memory.
+    env.run(["maintain", "--only", "index"]).succeeds();
+    let report = env.run(["session", "reindex"]).succeeds();
+    assert!(
+        report.stderr().contains("yy.seg left out") && report.stderr().contains("zz.seg left out"),
+        "{}",
+        report.stderr()
+    );
+    let done = explained(&env, "U1", QUESTION);
+    assert_eq!(found(&done.json()), found(&clean), "the same answer");
     // In the archives: no hang, and a warning that names it.
     let archive = env
         .sessions_dir()

@@ -83,7 +83,15 @@ fn plan(
                 remove.push(path);
                 continue;
             }
-            Err(e) => return Err(e),
+            // Not a segment to read or to remove (a folder or a FIFO by
+            // its name, no permission): left where it is, its days built
+            // into another, as recall reads around it.
+            Err(e) => {
+                if warn {
+                    crate::diag::warn(format!("recall index {} left out ({e:#})", path.display()));
+                }
+                continue;
+            }
         };
         let mut current = !all && segment.tokenizer_version == tokenize::VERSION;
         if current {
