@@ -59,12 +59,7 @@ impl Tokenizer {
 
     /// Calls `emit` with every term of `text`, in order.
     pub fn each_term(&self, text: &str, emit: &mut dyn FnMut(String)) {
-        // ASCII is its own NFKC form.
-        let normal: String = if text.is_ascii() {
-            text.to_ascii_lowercase()
-        } else {
-            text.nfkc().flat_map(char::to_lowercase).collect()
-        };
+        let normal = folded(text);
         let mut word = String::new();
         let mut cjk: Vec<char> = Vec::new();
         let mut chars = normal.chars().peekable();
@@ -141,6 +136,16 @@ impl std::hash::Hasher for Fnv {
 }
 
 pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+
+/// `text` as terms are made from it: NFKC, then lower case (step 1).
+pub(super) fn folded(text: &str) -> String {
+    // ASCII is its own NFKC form.
+    if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        text.nfkc().flat_map(char::to_lowercase).collect()
+    }
+}
 
 fn flush_cjk(run: &mut Vec<char>, emit: &mut dyn FnMut(String)) {
     match run.len() {
