@@ -52,9 +52,9 @@ fn context_for_a_message_is_exactly_what_ask_sends() {
     let shown = context(&env, "U1", Some(QUESTION));
     assert!(
         shown.contains(
-            "[Earlier messages that may be relevant]\n[2026-02-01 08:03] Assistant: quiet here 3"
-        ) && shown.contains("\n[2026-02-01 08:04] User: My sister Melanie"),
-        "the old fact is recalled, dated, with its speaker: {shown}"
+            "[Earlier messages that may be relevant]\n[2026-02-01 08:03]\nAssistant: quiet here 3"
+        ) && shown.contains("quiet here 3, the weather was sunny\nUser: My sister Melanie"),
+        "the old fact is recalled with its neighbours, a passage under its date, with its speaker: {shown}"
     );
     // Recalled before the recent messages, in its own section.
     assert!(shown.find("[Earlier").unwrap() < shown.find("[Recent messages]").unwrap());
@@ -363,7 +363,7 @@ fn a_follow_up_recalls_the_fact_with_the_turn_before_it() {
     let plain = context(&env, "U1", None);
     let shown = context(&env, "U1", Some(FOLLOW_UP));
     assert!(
-        shown.contains(&format!("] User: {JOB}\n")),
+        shown.contains(&format!("\nUser: {JOB}\n")),
         "the follow-up recalls the other fact about Melanie: {shown}"
     );
     // Small talk after the same turns still recalls nothing.
@@ -399,7 +399,7 @@ fn a_misspelt_word_is_looked_for_as_the_memory_s_word() {
         Some("Who came to the fesetival with the choier?"),
     );
     assert!(
-        shown.contains("] User: We marched at the pride festival"),
+        shown.contains("\nUser: We marched at the pride festival"),
         "recalled as if spelt right: {shown}"
     );
     let json: Value = serde_json::from_str(

@@ -1,7 +1,9 @@
 //! Stored text as lines of a transcript, the one format every prompt
 //! shows messages in (the context, compaction, the summaries, recall):
 //! `[YYYY-MM-DD HH:MM] Role: text`, continuation lines indented, so no text
-//! a user sent can pose as another turn or a section.
+//! a user sent can pose as another turn or a section. Recalled messages
+//! are passages: a stamp line, then each message of the passage as
+//! `Role: text` ([`format_stamp`], [`format_in_passage`]).
 
 use chrono::{DateTime, Utc};
 
@@ -11,12 +13,38 @@ use crate::memory::message::Message;
 /// group conversation a user line names its sender: `Alice (U123): text`.
 pub fn format_message(message: &Message) -> String {
     let stamp = message.ts.format("%Y-%m-%d %H:%M");
-    let speaker = match (message.sender(), message.user_name.as_deref()) {
+    let speaker = speaker(message, message.user_name.as_deref());
+    with_continuations(format!("[{stamp}] {speaker}: "), &message.text)
+}
+
+/// The line a passage of recalled messages starts with: the first
+/// one's `[YYYY-MM-DD HH:MM]`.
+pub fn format_stamp(ts: DateTime<Utc>) -> String {
+    format!("[{}]", ts.format("%Y-%m-%d %H:%M"))
+}
+
+/// A message under a passage's stamp ([`format_stamp`]): `Role: text`,
+/// continuation lines indented. The line starts with the speaker, so a
+/// sender's name is shown from its first letter or digit: a bracket,
+/// space or invisible character before it could pose as a stamp, or as a
+/// line of the message before.
+pub fn format_in_passage(message: &Message) -> String {
+    let name = message
+        .user_name
+        .as_deref()
+        .map(|n| n.trim_start_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|n| !n.is_empty());
+    with_continuations(format!("{}: ", speaker(message, name)), &message.text)
+}
+
+/// Who wrote `message` (known by `name` in a group), as a transcript
+/// names them.
+fn speaker(message: &Message, name: Option<&str>) -> String {
+    match (message.sender(), name) {
         (Some(id), Some(name)) => format!("{} ({})", one_line(name), one_line(id)),
         (Some(id), None) => format!("{} ({})", message.role.label(), one_line(id)),
         _ => message.role.label().to_owned(),
-    };
-    with_continuations(format!("[{stamp}] {speaker}: "), &message.text)
+    }
 }
 
 /// A line of a summary: `[YYYY-MM-DD] Daily summary: text`.

@@ -6,10 +6,10 @@
 //! not taken (`--explain`).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::{Considered, Hits, Item, Options, Recall, Recalled, Unit, Units, Verdict};
-use super::{bm25, score, unit_chars, when};
+use super::{bm25, passage_chars, score, unit_chars, when};
 use crate::memory::message::Message;
 
 /// How much of a neighbour's score a message gets: a question's answer
@@ -32,8 +32,10 @@ const NAMED_MONTH: f64 = 2.0;
 const FIRST_HITS: usize = 512;
 /// Rows `--explain` lists besides what was taken.
 const MAX_EXPLAINED: usize = 40;
-/// The fewest characters a unit takes in the context: `[YYYY-MM-DD
-/// HH:MM] User: x` and its line break.
+/// The fewest characters a unit that starts a passage takes in the
+/// context: `[YYYY-MM-DD HH:MM]`, `User: x` and their line breaks. One
+/// that goes on a passage takes less, but room under this is spent: the
+/// walk stops there (LoCoMo dev: the same at 8).
 const MIN_UNIT_CHARS: usize = 27;
 
 /// Take what the budget allows of `units`, given the best hits ranked as
@@ -536,8 +538,8 @@ struct Chooser<'a> {
     window: &'a [Message],
     skip_id: Option<&'a str>,
     options: &'a Options,
-    /// The places of the units taken.
-    taken: HashSet<usize>,
+    /// The places of the units taken, each with its number in `chosen`.
+    taken: HashMap<usize, usize>,
     chosen: Vec<Recalled>,
     considered: Vec<Considered>,
     /// Characters and passages spent.
@@ -559,7 +561,7 @@ impl<'a> Chooser<'a> {
             window,
             skip_id,
             options,
-            taken: HashSet::new(),
+            taken: HashMap::new(),
             chosen: Vec::new(),
             considered: Vec::new(),
             used: 0,
@@ -674,7 +676,7 @@ impl<'a> Chooser<'a> {
         }
         let room = self.options.max_chars.saturating_sub(self.used);
         let walked_set: HashSet<usize> = walked.iter().copied().collect();
-        for &t in &self.taken {
+        for &t in self.taken.keys() {
             // Taken as a neighbour, a hit still to come grows its
             // passage by what is beside it, if that fits.
             if !walked_set.contains(&t) && self.hit(t).is_some() {
@@ -702,15 +704,45 @@ impl<'a> Chooser<'a> {
         };
         let mut new: Vec<(usize, Unit)> = Vec::new();
         for j in span {
-            if !self.taken.contains(&j) && !self.excluded(j) {
+            if !self.taken.contains_key(&j) && !self.excluded(j) {
                 let unit = self.units.unit(j)?;
                 if !self.is_skipped(&unit) {
                     new.push((j, unit));
                 }
             }
         }
-        let cost = new.iter().map(|(_, u)| unit_chars(u)).sum();
+        let cost = self.cost(&new);
         Ok((new, cost))
+    }
+
+    /// The characters `new` (units not taken, by place) add to the
+    /// recalled section once taken: each goes on the passage of the unit
+    /// just before it where that is taken or among them
+    /// ([`passage_chars`]), and a taken unit just after one of them that
+    /// started a passage of its own goes on theirs, its stamp line no
+    /// longer written.
+    fn cost(&self, new: &[(usize, Unit)]) -> usize {
+        let mut before: Option<(usize, &Unit)> = None;
+        let (mut cost, mut saved) = (0, 0);
+        for (k, (j, unit)) in new.iter().enumerate() {
+            let previous = j.checked_sub(1).and_then(|p| match before {
+                Some((b, u)) if b == p => Some(u),
+                _ => self.taken_unit(p),
+            });
+            cost += passage_chars(previous, unit);
+            let next_is_new = new.get(k + 1).is_some_and(|(n, _)| *n == j + 1);
+            if let Some(after) = self.taken_unit(j + 1).filter(|_| !next_is_new) {
+                // It started a passage: the unit before it was not taken.
+                saved += passage_chars(None, after) - passage_chars(Some(unit), after);
+            }
+            before = Some((*j, unit));
+        }
+        cost - saved
+    }
+
+    /// The unit taken at `place`, if one is.
+    fn taken_unit(&self, place: usize) -> Option<&Unit> {
+        self.taken.get(&place).map(|&k| &self.chosen[k].unit)
     }
 
     /// The walk gone on over `every` hit but the `walked` ones, after
@@ -736,7 +768,7 @@ impl<'a> Chooser<'a> {
             if walked.contains(&place) {
                 continue;
             }
-            let taken = self.taken.contains(&place);
+            let taken = self.taken.contains_key(&place);
             if prune && !(may_grow && taken) && hit_chars(self.units, h).max(MIN_UNIT_CHARS) > room
             {
                 continue;
@@ -767,7 +799,7 @@ impl<'a> Chooser<'a> {
         for r in sorted..order.len() {
             let place = order[r].place();
             if order[r].score() >= self.options.min_score
-                && ((may_grow && self.taken.contains(&place))
+                && ((may_grow && self.taken.contains_key(&place))
                     || self.chars_of(place).unwrap_or(MIN_UNIT_CHARS) <= room)
             {
                 order[kept] = order[r];
@@ -798,7 +830,7 @@ impl<'a> Chooser<'a> {
             Verdict::InWindow
         } else if self.passages >= options.max_passages {
             Verdict::OverPassages
-        } else if !self.taken.contains(&i)
+        } else if !self.taken.contains_key(&i)
             && self.used + self.chars_of(i).unwrap_or(MIN_UNIT_CHARS) > options.max_chars
         {
             // Not even the hit alone fits (known without reading it).
@@ -814,7 +846,7 @@ impl<'a> Chooser<'a> {
         let max_chars = self.options.max_chars;
         let (new, cost) = self.not_taken_around(i)?;
         Ok(match new.iter().find(|(j, _)| *j == i) {
-            None if self.taken.contains(&i) && !new.is_empty() => {
+            None if self.taken.contains_key(&i) && !new.is_empty() => {
                 // The hit came in as a neighbour of a better one: its
                 // passage grows by the hit's other neighbour (not
                 // counted as a passage of its own). LoCoMo dev: 84.6%
@@ -830,12 +862,12 @@ impl<'a> Chooser<'a> {
                     Verdict::OverChars
                 }
             }
-            None if self.taken.contains(&i) => Verdict::Duplicate,
+            None if self.taken.contains_key(&i) => Verdict::Duplicate,
             None if self.is_skipped(&self.units.unit(i)?) => Verdict::InWindow,
             None => Verdict::Duplicate,
             Some((_, hit)) if self.used + cost > max_chars => {
                 // The hit alone may still fit.
-                let alone = unit_chars(hit);
+                let alone = self.cost(std::slice::from_ref(&(i, hit.clone())));
                 if self.used + alone <= max_chars {
                     self.used += alone;
                     self.passages += 1;
@@ -858,7 +890,7 @@ impl<'a> Chooser<'a> {
     /// `units` taken for the hit at place `hit`, scored `score`.
     fn push(&mut self, units: Vec<(usize, Unit)>, hit: usize, score: f64) {
         for (j, unit) in units {
-            self.taken.insert(j);
+            self.taken.insert(j, self.chosen.len());
             let own_score = self.hit(j).map_or(0.0, |h| h.raw);
             self.chosen.push(recalled(unit, own_score, j, hit, score));
         }
@@ -1204,23 +1236,30 @@ mod tests {
         .chain((0..40).map(|i| format!("nothing here, nothing at all {i}")))
         .collect();
         let corpus = user_corpus(&texts);
-        let chars: Vec<usize> = corpus.units.iter().map(unit_chars).collect();
         let (terms, hits) = listed_hits(&corpus, "zebra", true);
-        // The first passage leaves room for unit 0, and for no hit.
-        let room = 40;
+        // The first passage (under one stamp) leaves room for unit 0 (as
+        // it goes on before 1, which then needs no stamp), for no hit,
+        // and not for unit 4 after 3.
+        let u = &corpus.units;
+        let passage = passage_chars(None, &u[1])
+            + passage_chars(Some(&u[1]), &u[2])
+            + passage_chars(Some(&u[2]), &u[3]);
+        let before_1 = passage_chars(None, &u[0]) + passage_chars(Some(&u[0]), &u[1])
+            - passage_chars(None, &u[1]);
+        // (Room under MIN_UNIT_CHARS would stop the walk.)
+        let room = MIN_UNIT_CHARS + 3;
+        assert!(before_1 <= room && passage_chars(Some(&u[3]), &u[4]) > room);
         let options = Options {
-            max_chars: chars[1..4].iter().sum::<usize>() + room,
+            max_chars: passage + room,
             min_score: 0.0,
             ..Options::default()
         };
         let places = |h: &[score::Hit]| h.iter().map(|h| h.place).collect::<Vec<_>>();
         assert_eq!(places(&hits.list), [1, 2, 3], "{:?}", hits.list);
         assert!(
-            chars[0] <= room
-                && hits
-                    .list
-                    .iter()
-                    .all(|h| h.chars as usize > room || h.place == 2)
+            hits.list
+                .iter()
+                .all(|h| h.chars as usize > room || h.place == 2)
         );
         let all = choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
         let first = choose_first(&corpus, &hits, &terms, &[], None, &options, 1).unwrap();

@@ -374,6 +374,44 @@ pub fn unit_chars(unit: &Unit) -> usize {
     unit.item.transcript_line().chars().count() + 1
 }
 
+/// Whether `unit` goes on the passage of `before` (the unit stored just
+/// before it, recalled too) under that passage's stamp: both messages, of
+/// one day, in time order. Otherwise it starts a passage of its own.
+pub fn continues(before: &Unit, unit: &Unit) -> bool {
+    match (&before.item, &unit.item) {
+        (Item::Message(a), Item::Message(b)) => {
+            a.ts.date_naive() == b.ts.date_naive() && a.ts <= b.ts
+        }
+        _ => false,
+    }
+}
+
+/// The characters `unit` takes in the recalled section, with its line
+/// break: a message after `before` (the unit stored just before it, if
+/// recalled too) as its passage goes on, or with a stamp line of its own
+/// ([`crate::memory::transcript::format_in_passage`]); a summary as its
+/// own line. Never more than [`unit_chars`]: a stamp line takes what the
+/// stamp in front of a transcript line does.
+pub fn passage_chars(before: Option<&Unit>, unit: &Unit) -> usize {
+    match &unit.item {
+        Item::Message(m) => {
+            let line = crate::memory::transcript::format_in_passage(m)
+                .chars()
+                .count()
+                + 1;
+            if before.is_some_and(|b| continues(b, unit)) {
+                line
+            } else {
+                line + crate::memory::transcript::format_stamp(m.ts)
+                    .chars()
+                    .count()
+                    + 1
+            }
+        }
+        Item::Note { .. } => unit_chars(unit),
+    }
+}
+
 /// Rank `corpus` for `terms` and take what the budget allows.
 pub fn rank(
     tokenizer: &tokenize::Tokenizer,
@@ -761,6 +799,19 @@ mod tests {
         }
     }
 
+    /// The characters `recalled` (in time order) take as the context
+    /// writes them: passages under one stamp ([`passage_chars`]).
+    fn recalled_chars(recalled: &[Recalled]) -> usize {
+        let mut before: Option<&Recalled> = None;
+        let mut used = 0;
+        for r in recalled {
+            let previous = before.filter(|b| b.place + 1 == r.place).map(|b| &b.unit);
+            used += passage_chars(previous, &r.unit);
+            before = Some(r);
+        }
+        used
+    }
+
     #[test]
     fn the_budget_holds() {
         let turns: Vec<(Role, String)> = (0..300)
@@ -782,9 +833,13 @@ mod tests {
             ..Options::default()
         };
         let got = run(&corpus, "roses garden", &[], &options);
-        let used: usize = got.units.iter().map(|r| unit_chars(&r.unit)).sum();
+        let used = recalled_chars(&got.units);
         assert!(!got.units.is_empty());
         assert!(used <= 500, "{used}");
+        // Passages of several turns spend one stamp: more is taken than
+        // each turn with a stamp of its own would have let in.
+        let alone: usize = got.units.iter().map(|r| unit_chars(&r.unit)).sum();
+        assert!(alone > 500, "{alone}");
         assert!(
             got.considered
                 .iter()
