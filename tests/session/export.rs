@@ -2,6 +2,7 @@
 //! the same messages and never overwrites; in-chat exports.
 
 use super::*;
+use crate::common::Run;
 
 /// U1 with archive + STM + summary + profile + daily and weekly summaries,
 /// and U2 beside it. Returns U1's lines.
@@ -51,22 +52,24 @@ fn u1_files(env: &TestEnv) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// `session export --user U1 --out OUT [--format FORMAT]`, after
+/// `--json` if `json`.
+fn export_u1(env: &TestEnv, out: &Path, format: Option<&str>, json: bool) -> Run {
+    let json = json.then_some("--json");
+    let format = format.map(|f| ["--format", f]);
+    env.run(
+        json.into_iter()
+            .chain(["session", "export", "--user", "U1", "--out", s(out)])
+            .chain(format.into_iter().flatten()),
+    )
+}
+
 #[test]
 fn export_as_a_dir_mirrors_the_sessions_layout_and_never_overwrites() {
     let env = TestEnv::new();
     export_fixture(&env);
     let out_dir = env.dir.path().join("export-dir");
-    let text = env
-        .run([
-            "session",
-            "export",
-            "--user",
-            "U1",
-            "--out",
-            s(&out_dir),
-            "--format",
-            "dir",
-        ])
+    let text = export_u1(&env, &out_dir, Some("dir"), false)
         .succeeds()
         .stdout();
     let expected = u1_files(&env);
@@ -98,33 +101,12 @@ fn export_as_a_dir_mirrors_the_sessions_layout_and_never_overwrites() {
     );
 
     // Again into the same (now non-empty) folder: refused, untouched.
-    env.run([
-        "session",
-        "export",
-        "--user",
-        "U1",
-        "--out",
-        s(&out_dir),
-        "--format",
-        "dir",
-    ])
-    .fails(Exit::Usage);
+    export_u1(&env, &out_dir, Some("dir"), false).fails(Exit::Usage);
     assert!(files(&out_dir) == expected);
 
     // The default format is dir; --json reports it.
     let second = env.dir.path().join("export-dir-2");
-    let v = env
-        .run([
-            "--json",
-            "session",
-            "export",
-            "--user",
-            "U1",
-            "--out",
-            s(&second),
-        ])
-        .succeeds()
-        .json();
+    let v = export_u1(&env, &second, None, true).succeeds().json();
     assert_eq!(v["user"], json!("U1"));
     assert_eq!(v["files"], json!(expected.len()));
     assert!(files(&second) == expected);
@@ -135,20 +117,7 @@ fn export_as_json_holds_everything_in_order_and_never_overwrites() {
     let env = TestEnv::new();
     let lines = export_fixture(&env);
     let out = env.dir.path().join("u1.json");
-    let v = env
-        .run([
-            "--json",
-            "session",
-            "export",
-            "--user",
-            "U1",
-            "--out",
-            s(&out),
-            "--format",
-            "json",
-        ])
-        .succeeds()
-        .json();
+    let v = export_u1(&env, &out, Some("json"), true).succeeds().json();
     assert_eq!(v["user"], json!("U1"), "{v}");
     let doc: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(doc["user"], json!("U1"));
@@ -187,30 +156,10 @@ fn export_as_json_holds_everything_in_order_and_never_overwrites() {
     let existing = env.dir.path().join("keep.json");
     write_file(&existing, b"keep me\n");
     for format in ["json", "dir", "tar.gz"] {
-        env.run([
-            "session",
-            "export",
-            "--user",
-            "U1",
-            "--out",
-            s(&existing),
-            "--format",
-            format,
-        ])
-        .fails(Exit::Usage);
+        export_u1(&env, &existing, Some(format), false).fails(Exit::Usage);
         assert_eq!(std::fs::read(&existing).unwrap(), b"keep me\n");
     }
-    let text = env
-        .run([
-            "session",
-            "export",
-            "--user",
-            "U1",
-            "--out",
-            s(&env.dir.path().join("b.json")),
-            "--format",
-            "json",
-        ])
+    let text = export_u1(&env, &env.dir.path().join("b.json"), Some("json"), false)
         .succeeds()
         .stdout();
     assert!(text.contains("exported U1"), "{text}");
@@ -221,17 +170,7 @@ fn export_as_tar_gz_holds_the_dir_export() {
     let env = TestEnv::new();
     export_fixture(&env);
     let out = env.dir.path().join("u1.tar.gz");
-    env.run([
-        "session",
-        "export",
-        "--user",
-        "U1",
-        "--out",
-        s(&out),
-        "--format",
-        "tar.gz",
-    ])
-    .succeeds();
+    export_u1(&env, &out, Some("tar.gz"), false).succeeds();
     let listing = std::process::Command::new("tar")
         .arg("tzf")
         .arg(&out)
@@ -263,17 +202,7 @@ fn export_as_tar_gz_holds_the_dir_export() {
     assert!(status.success());
     assert!(files(&unpacked.join("U1")) == expected, "the same bytes");
 
-    env.run([
-        "session",
-        "export",
-        "--user",
-        "U1",
-        "--out",
-        s(&out),
-        "--format",
-        "tar.gz",
-    ])
-    .fails(Exit::Usage);
+    export_u1(&env, &out, Some("tar.gz"), false).fails(Exit::Usage);
 }
 
 #[test]
@@ -292,17 +221,7 @@ fn an_exported_json_imports_back_into_the_same_messages() {
     assert_eq!(env.read_lines("U1").len(), 5);
 
     let out = env.dir.path().join("u1.json");
-    env.run([
-        "session",
-        "export",
-        "--user",
-        "U1",
-        "--out",
-        s(&out),
-        "--format",
-        "json",
-    ])
-    .succeeds();
+    export_u1(&env, &out, Some("json"), false).succeeds();
     let doc: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let messages = doc["messages"].as_array().expect("messages").clone();
     let mut all = first.clone();
