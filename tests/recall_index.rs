@@ -119,6 +119,16 @@ fn index(env: &TestEnv) -> Value {
 }
 
 /// Everything but how the days were read.
+/// Whether `out` (`context --json`) recalled the message `msg_id` from
+/// `source` (`log`, `archive YYYY-MM-DD`).
+fn recalled_from(out: &Value, msg_id: &str, source: &str) -> bool {
+    out["recalled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["msgId"] == msg_id && r["source"] == source)
+}
+
 fn found(out: &Value) -> (Value, Value, Value) {
     let recall = &out["explain"]["recall"];
     (
@@ -206,14 +216,7 @@ fn an_archive_grown_after_indexing_and_the_live_log_are_recalled() {
     std::fs::rename(&temp, &archive).unwrap();
 
     let out = recall_json(&env, "U1", "what does the vet say about Kiwi the parrot?");
-    assert!(
-        out["recalled"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["msgId"] == "late" && r["source"] == "archive 2026-02-02"),
-        "{out:#}"
-    );
+    assert!(recalled_from(&out, "late", "archive 2026-02-02"), "{out:#}");
     assert!(out["explain"]["recall"]["indexedDays"].as_u64().unwrap() >= 4);
 
     env.run([
@@ -243,14 +246,7 @@ fn an_archive_grown_after_indexing_and_the_live_log_are_recalled() {
         ])
         .succeeds()
         .json();
-    assert!(
-        out["recalled"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["msgId"] == "fresh" && r["source"] == "log"),
-        "{out:#}"
-    );
+    assert!(recalled_from(&out, "fresh", "log"), "{out:#}");
 }
 
 /// A damaged segment: warned about, its days read from the archives (the
@@ -536,11 +532,7 @@ fn the_oldest_archive_day_is_searched() {
     history(&env, "U1");
     let out = recall_json(&env, "U1", QUESTION);
     assert!(
-        out["recalled"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["msgId"] == "U1-40" && r["source"] == "archive 2026-02-01"),
+        recalled_from(&out, "U1-40", "archive 2026-02-01"),
         "{out:#}"
     );
 }
