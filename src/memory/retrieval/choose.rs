@@ -737,7 +737,9 @@ impl<'a> Chooser<'a> {
             }
             before = Some((*j, unit));
         }
-        cost - saved
+        // A short turn that joins two passages saves more than it takes;
+        // counted as taking nothing (the section only ever grows here).
+        cost.saturating_sub(saved)
     }
 
     /// The unit taken at `place`, if one is.
@@ -1266,6 +1268,34 @@ mod tests {
         let taken = |r: &Recall| r.units.iter().map(|u| u.place).collect::<Vec<_>>();
         assert_eq!(taken(&all), [0, 1, 2, 3], "the hit at 1 grows by 0");
         assert_eq!(taken(&first), taken(&all));
+    }
+
+    /// A short turn between two passages of one day joins them: it
+    /// saves the second's stamp line, more than it takes itself; it is
+    /// taken, counted as taking nothing (not as a negative).
+    #[test]
+    fn a_short_turn_that_joins_two_passages_is_taken() {
+        let texts: Vec<String> = (0..7)
+            .map(|i| match i {
+                3 => "ok".to_owned(),
+                _ => format!("a turn of some length, number {i}"),
+            })
+            .collect();
+        let corpus = user_corpus(&texts);
+        let u = &corpus.units;
+        let joined = passage_chars(None, &u[4]) - passage_chars(Some(&u[3]), &u[4]);
+        assert!(passage_chars(Some(&u[2]), &u[3]) < joined);
+        let (_, hits) = listed_hits(&corpus, "turn", true);
+        let options = Options::default();
+        let mut chooser = Chooser::new(&corpus, &hits.list, &[], None, &options);
+        assert_eq!(chooser.take(1, 9.0).unwrap(), Verdict::Taken);
+        assert_eq!(chooser.take(5, 8.0).unwrap(), Verdict::Taken);
+        let used = chooser.used;
+        assert_eq!(chooser.take(3, 1.0).unwrap(), Verdict::Taken);
+        assert_eq!(chooser.used, used);
+        let mut places: Vec<usize> = chooser.chosen.iter().map(|r| r.place).collect();
+        places.sort_unstable();
+        assert_eq!(places, (0..7).collect::<Vec<_>>());
     }
 
     /// A walk that runs out because the rest is under the floor, or at
