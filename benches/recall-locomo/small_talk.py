@@ -34,7 +34,7 @@ def main():
     print("|---|---|---|---|---|")
     states = {lang: run.build_state(a.bin, turns, None) for lang, turns in memories.items()}
     for lang, state in states.items():
-        for which in ("built", "unseen"):
+        for which in ("built", "unseen", "unseen2"):
             report(a, state, lang, which, talk[which][lang])
     print()
     print("| language | content messages | taken for small talk (looked for nothing) |")

@@ -13,7 +13,8 @@
 //! "tomorrow", 내일) counts only inside a phrase: "I had a bad dream",
 //! "my back", "in the morning", "내일 저녁" are looked for as ever. A
 //! message that asks (a "?", or a first word that asks: "what did we
-//! talk about") is small talk only as a greeting ("how are you?"):
+//! talk about") is small talk only with a greeting among its small talk
+//! ("how are you?", "hey! how's it going lol", "おはよう！元気？"):
 //! "which one?" or "真的嗎？" follows up what came before it.
 
 use super::tokenize;
@@ -41,29 +42,62 @@ pub fn is_small_talk(text: &str) -> bool {
             .first()
             .is_some_and(|w| ASKING.binary_search(&w.as_str()).is_ok());
     // (Only emoji or punctuation: nothing to look for either.)
-    !asks && splits_into_small_talk(&words)
+    match splits_into_small_talk(&words) {
+        Split::No => false,
+        Split::Talk => !asks,
+        Split::Greeting => true,
+    }
 }
 
-/// Whether `words` split wholly into words and phrases of small talk.
-fn splits_into_small_talk(words: &[String]) -> bool {
-    let mut reachable = vec![false; words.len() + 1];
-    reachable[0] = true;
+/// How a message's words split into small talk, if they do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Split {
+    No,
+    /// Into words and phrases of small talk.
+    Talk,
+    /// So, with a greeting among them ("hey! how are you doing?", "how's
+    /// it going lol", "おはよう！元気？"): small talk even though it asks.
+    Greeting,
+}
+
+/// How `words` split wholly into words and phrases of small talk, and
+/// greetings of several words (or a CJK run that is one: "元気"). A
+/// greeting of one English word ("morning", "night") counts only as the
+/// whole message: "in the morning" and "that night" say when.
+fn splits_into_small_talk(words: &[String]) -> Split {
+    let mut reachable = vec![Split::No; words.len() + 1];
+    reachable[0] = Split::Talk;
     for i in 0..words.len() {
-        if !reachable[i] {
+        let here = reachable[i];
+        if here == Split::No {
             continue;
         }
+        let mut reach = |to: usize, how: Split| reachable[to] = reachable[to].max(how);
         if word_is_small_talk(&words[i]) {
-            reachable[i + 1] = true;
+            reach(i + 1, here);
         }
-        for phrase in PHRASES {
+        if words[i].chars().next().is_some_and(tokenize::is_cjk)
+            && GREETINGS.binary_search(&words[i].as_str()).is_ok()
+        {
+            reach(i + 1, Split::Greeting);
+        }
+        let matches = |phrase: &str| {
             let n = phrase.split(' ').count();
-            if words.len() - i >= n
+            (words.len() - i >= n
                 && phrase
                     .split(' ')
-                    .eq(words[i..i + n].iter().map(String::as_str))
-            {
-                reachable[i + n] = true;
-            }
+                    .eq(words[i..i + n].iter().map(String::as_str)))
+            .then_some(n)
+        };
+        for n in PHRASES.iter().filter_map(|p| matches(p)) {
+            reach(i + n, here);
+        }
+        for n in GREETINGS
+            .iter()
+            .filter_map(|p| matches(p))
+            .filter(|&n| n > 1)
+        {
+            reach(i + n, Split::Greeting);
         }
     }
     reachable[words.len()]
@@ -203,6 +237,7 @@ const WORDS: &[&str] = &[
     "cool",
     "cute",
     "definitely",
+    "enjoy",
     "exactly",
     "excellent",
     "fab",
@@ -340,6 +375,7 @@ const PHRASES: &[&str] = &[
     "have a great weekend",
     "have a nice day",
     "have a nice weekend",
+    "have fun",
     "let me know",
     "love it",
     "love that",
@@ -362,6 +398,7 @@ const PHRASES: &[&str] = &[
     "see you",
     "see you later",
     "see you soon",
+    "sleep well",
     "sounds amazing",
     "sounds awesome",
     "sounds fun",
@@ -608,6 +645,7 @@ const CJK_PHRASES: &[&str] = &[
     "그래",
     "그래요",
     "그럼",
+    "그럼요",
     "네",
     "넵",
     "넹",
@@ -729,6 +767,40 @@ mod tests {
             "What's up?",
         ] {
             assert!(is_small_talk(talk), "{talk:?} is small talk");
+        }
+    }
+
+    /// A greeting that asks, among other small talk: small talk, in any
+    /// language; with anything to look for beside it, not.
+    #[test]
+    fn a_greeting_among_small_talk_is_small_talk_even_as_it_asks() {
+        for talk in [
+            "how's it going lol",
+            "hey! how are you doing?",
+            "hi, how are you?",
+            "haha ok, how have you been?",
+            "おはよう！元気？",
+            "안녕! 잘 지내?",
+            "have fun!",
+            "enjoy!",
+            "good night, sleep well",
+            "그럼요",
+        ] {
+            assert!(is_small_talk(talk), "{talk:?} is small talk");
+        }
+        for said in [
+            "how are you doing with the move?",
+            "how's it going with Biscuit?",
+            "hi, how are you and your sister?",
+            "enjoy the concert with Melanie!",
+            "have fun at the lake house",
+            "おはよう！猫は元気？",
+            "how are you feeling after the surgery?",
+            // A greeting of one English word only as the whole message.
+            "hi, in the morning?",
+            "that night?",
+        ] {
+            assert!(!is_small_talk(said), "{said:?} has something to look for");
         }
     }
 
