@@ -13,7 +13,7 @@ use crate::memory::message::Message;
 /// group conversation a user line names its sender: `Alice (U123): text`.
 pub fn format_message(message: &Message) -> String {
     let stamp = message.ts.format("%Y-%m-%d %H:%M");
-    let speaker = speaker(message, message.user_name.as_deref());
+    let speaker = speaker(message);
     with_continuations(format!("[{stamp}] {speaker}: "), &message.text)
 }
 
@@ -24,23 +24,26 @@ pub fn format_stamp(ts: DateTime<Utc>) -> String {
 }
 
 /// A message under a passage's stamp ([`format_stamp`]): `Role: text`,
-/// continuation lines indented. The line starts with the speaker, so a
-/// sender's name is shown from its first letter or digit: a bracket,
-/// space or invisible character before it could pose as a stamp, or as a
-/// line of the message before.
+/// continuation lines indented. The line starts with the role's label
+/// whoever wrote it (`User Alice (U9): text` in a group), so no sender's
+/// name or id, whatever characters it starts with, can pose as a stamp
+/// or as a line of the message before.
 pub fn format_in_passage(message: &Message) -> String {
-    let name = message
-        .user_name
-        .as_deref()
-        .map(|n| n.trim_start_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|n| !n.is_empty());
-    with_continuations(format!("{}: ", speaker(message, name)), &message.text)
+    let speaker = match (message.sender(), message.user_name.as_deref()) {
+        (Some(id), Some(name)) => format!(
+            "{} {} ({})",
+            message.role.label(),
+            one_line(name),
+            one_line(id)
+        ),
+        _ => speaker(message),
+    };
+    with_continuations(format!("{speaker}: "), &message.text)
 }
 
-/// Who wrote `message` (known by `name` in a group), as a transcript
-/// names them.
-fn speaker(message: &Message, name: Option<&str>) -> String {
-    match (message.sender(), name) {
+/// Who wrote `message`, as a transcript names them.
+fn speaker(message: &Message) -> String {
+    match (message.sender(), message.user_name.as_deref()) {
         (Some(id), Some(name)) => format!("{} ({})", one_line(name), one_line(id)),
         (Some(id), None) => format!("{} ({})", message.role.label(), one_line(id)),
         _ => message.role.label().to_owned(),

@@ -28,6 +28,10 @@ const NEIGHBOUR_SHARE: f64 = 0.5;
 const NAMED_DAY: f64 = 3.0;
 const NAMED_MONTH: f64 = 2.0;
 
+/// The most a stamp line takes (`[YYYY-MM-DD HH:MM]` and its line
+/// break; a year past 9999 has a sign and more digits).
+const STAMP_LINE_MAX: usize = 24;
+
 /// Hits the walk is given first ([`Best`]).
 const FIRST_HITS: usize = 512;
 /// Rows `--explain` lists besides what was taken.
@@ -111,16 +115,8 @@ fn choose_from<'h>(
         every_hit = every()?;
         chooser.go_on(&every_hit.list, &walked, terms)?;
     }
-    let mut chosen = chooser.chosen;
-    chosen.sort_by(|a, b| {
-        a.unit
-            .item
-            .ts()
-            .cmp(&b.unit.item.ts())
-            .then_with(|| is_note(a).cmp(&is_note(b)))
-    });
     Ok(Recall {
-        units: chosen,
+        units: in_passages(chooser.chosen),
         considered: chooser.considered,
         terms: terms.terms.clone(),
         searched: units.len(),
@@ -771,7 +767,12 @@ impl<'a> Chooser<'a> {
                 continue;
             }
             let taken = self.taken.contains_key(&place);
-            if prune && !(may_grow && taken) && hit_chars(self.units, h).max(MIN_UNIT_CHARS) > room
+            if prune
+                && !(may_grow && taken)
+                && hit_chars(self.units, h)
+                    .max(MIN_UNIT_CHARS)
+                    .saturating_sub(self.join_slack())
+                    > room
             {
                 continue;
             }
@@ -780,6 +781,18 @@ impl<'a> Chooser<'a> {
         }
         self.run(rest)?;
         Ok(())
+    }
+
+    /// How much less than its size alone a hit can take once it joins
+    /// passages: taken as a neighbour, it goes on the passage before it
+    /// (no stamp of its own), gives back the stamp of the taken unit
+    /// after it, and the short turns taken with it may each give back a
+    /// stamp more than they take. A hit dropped from the walk must not
+    /// fit even so: taken later as a neighbour, it would grow its
+    /// passage in the walk over every hit when its turn came, and the
+    /// two walks would differ.
+    fn join_slack(&self) -> usize {
+        (2 + 2 * self.options.neighbours) * STAMP_LINE_MAX
     }
 
     /// Whether no more hits not taken are listed: enough are, or none
@@ -802,7 +815,11 @@ impl<'a> Chooser<'a> {
             let place = order[r].place();
             if order[r].score() >= self.options.min_score
                 && ((may_grow && self.taken.contains_key(&place))
-                    || self.chars_of(place).unwrap_or(MIN_UNIT_CHARS) <= room)
+                    || self
+                        .chars_of(place)
+                        .unwrap_or(MIN_UNIT_CHARS)
+                        .saturating_sub(self.join_slack())
+                        <= room)
             {
                 order[kept] = order[r];
                 kept += 1;
@@ -915,6 +932,38 @@ fn date_factor(dates: &[when::Span], day: chrono::NaiveDate) -> f64 {
     } else {
         1.0
     }
+}
+
+/// `chosen` in time order, a passage at a time: the units stored one
+/// after another that [`super::continues`] joins stay together, in the
+/// order stored, placed by their first unit's time (a summary after the
+/// messages of its time). So the context writes each passage under one
+/// stamp, as the walk counted it, even where times are equal or out of
+/// order, or a summary's time falls inside a passage.
+fn in_passages(mut chosen: Vec<Recalled>) -> Vec<Recalled> {
+    chosen.sort_by_key(|r| r.place);
+    let mut passages: Vec<Vec<Recalled>> = Vec::new();
+    for r in chosen {
+        match passages.last_mut() {
+            Some(passage)
+                if passage.last().is_some_and(|b| {
+                    b.place + 1 == r.place && super::continues(&b.unit, &r.unit)
+                }) =>
+            {
+                passage.push(r)
+            }
+            _ => passages.push(vec![r]),
+        }
+    }
+    passages.sort_by(|a, b| {
+        a[0].unit
+            .item
+            .ts()
+            .cmp(&b[0].unit.item.ts())
+            .then_with(|| is_note(&a[0]).cmp(&is_note(&b[0])))
+            .then_with(|| a[0].place.cmp(&b[0].place))
+    });
+    passages.into_iter().flatten().collect()
 }
 
 fn is_note(r: &Recalled) -> bool {
@@ -1296,6 +1345,192 @@ mod tests {
         let mut places: Vec<usize> = chooser.chosen.iter().map(|r| r.place).collect();
         places.sort_unstable();
         assert_eq!(places, (0..7).collect::<Vec<_>>());
+    }
+
+    /// A small xorshift: the random corpora below are the same every run.
+    struct Xorshift(u64);
+
+    impl Xorshift {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// `n` messages a minute or an hour apart (some at the same time when
+    /// `equal_times`), of one or two days, zebras in three of four; and
+    /// sometimes two daily summaries stamped 23:59:59, inside a day's run.
+    fn random_corpus(rng: &mut Xorshift, n: usize, equal_times: bool) -> super::super::Corpus {
+        let mut ts = chrono::Utc.with_ymd_and_hms(2026, 3, 1, 23, 0, 0).unwrap();
+        let mut units: Vec<Unit> = Vec::new();
+        for i in 0..n {
+            ts += chrono::Duration::seconds(match rng.below(10) {
+                0 if equal_times => 0,
+                1 => 3600,
+                _ => 60,
+            });
+            let zebras = rng.below(4) as usize;
+            let filler = rng.below(8) as usize;
+            let text = match zebras {
+                0 => format!("f{i} {}", "x".repeat(filler * 9)),
+                k => format!(
+                    "{}{}",
+                    "zebra ".repeat(k).trim_end(),
+                    " filler words".repeat(filler % 5)
+                ),
+            };
+            let role = if rng.below(2) == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            units.push(Unit {
+                item: Item::Message(Message::new(role, text, ts)),
+                source: super::super::Source::Log,
+            });
+        }
+        let messages = units.len();
+        if rng.below(2) == 0 {
+            for day in 1..3 {
+                units.push(Unit {
+                    item: Item::Note {
+                        ts: chrono::Utc
+                            .with_ymd_and_hms(2026, 3, day, 23, 59, 59)
+                            .unwrap(),
+                        label: "Daily summary".into(),
+                        text: "zebra all day".into(),
+                    },
+                    source: super::super::Source::Daily(format!("2026-03-0{day}")),
+                });
+            }
+        }
+        super::super::Corpus { units, messages }
+    }
+
+    /// The characters the context writes for `recalled` (its section
+    /// without the header line).
+    fn written(recalled: &[Recalled]) -> usize {
+        let parts = crate::memory::context::Parts {
+            recalled: recalled.to_vec(),
+            ..Default::default()
+        };
+        let text = crate::memory::context::render(&parts, usize::MAX).text;
+        text.chars()
+            .count()
+            .saturating_sub("[Earlier messages that may be relevant]".len())
+    }
+
+    /// On random memories (equal times, summaries inside a day's run,
+    /// short turns that join passages, 0 to 3 neighbours): what the
+    /// context writes is within `recall.maxChars`, and the walk given the
+    /// best few hits first takes what the walk over every hit takes.
+    #[test]
+    fn passages_stay_within_the_budget_and_the_walks_agree_on_random_memories() {
+        let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
+        for round in 0..300 {
+            let n = 20 + rng.below(if round % 2 == 0 { 60 } else { 300 }) as usize;
+            let corpus = random_corpus(&mut rng, n, round % 3 != 0);
+            let (terms, mut hits) = listed_hits(&corpus, "zebra", rng.below(2) == 0);
+            for h in &mut hits.list {
+                h.raw *= 1.0 + rng.below(1000) as f64 / 500.0;
+            }
+            let options = Options {
+                max_chars: 40 + rng.below(if round % 2 == 0 { 600 } else { 3000 }) as usize,
+                max_passages: 1 + rng.below(8) as usize,
+                min_score: 0.0,
+                recency_weight: 0.0,
+                neighbours: rng.below(4) as usize,
+                explain: rng.below(3) == 0,
+            };
+            let all =
+                choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+            assert!(
+                written(&all.units) <= options.max_chars,
+                "round {round}: {options:?}"
+            );
+            let places = |r: &Recall| {
+                let mut p: Vec<usize> = r.units.iter().map(|u| u.place).collect();
+                p.sort_unstable();
+                p
+            };
+            for first in [1, 2, 5, 64] {
+                let some =
+                    choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
+                assert_eq!(places(&some), places(&all), "round {round}, first {first}");
+            }
+        }
+    }
+
+    /// A hit too long to fit alone, dropped from the walk given the best
+    /// hits first, can still be taken as a neighbour (joining passages,
+    /// it takes less); the walk over every hit then grows its passage
+    /// when its turn comes. The walks agree only if such a hit is kept.
+    #[test]
+    fn a_hit_that_fits_only_as_a_neighbour_is_not_dropped_from_the_walk() {
+        let texts: Vec<String> = vec![
+            "filler zero".into(),
+            "filler one".into(),
+            "long filler ".repeat(8),
+            "yes".into(),
+            "zebra".into(),
+            format!("zebra {}", "y".repeat(48)),
+            "ok".into(),
+            "zebra".into(),
+            "fine then".into(),
+            "zebra stripes".into(),
+            "filler ten".into(),
+            "filler eleven".into(),
+        ];
+        // A minute apart, all of one day.
+        let units: Vec<Unit> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Unit {
+                item: Item::Message(Message::new(
+                    Role::User,
+                    text.clone(),
+                    chrono::Utc
+                        .with_ymd_and_hms(2026, 3, 1, 10, i as u32, 0)
+                        .unwrap(),
+                )),
+                source: super::super::Source::Log,
+            })
+            .collect();
+        let corpus = super::super::Corpus {
+            messages: units.len(),
+            units,
+        };
+        let u = &corpus.units;
+        let alone = |i: usize| unit_chars(&u[i]);
+        let (terms, _) = counted(&corpus, "zebra");
+        let hit = |place: u32, raw: f64| score::Hit {
+            place,
+            chars: alone(place as usize) as u32,
+            raw,
+        };
+        let hits = Hits {
+            list: vec![hit(4, 10.0), hit(5, 1.0), hit(7, 8.0), hit(9, 100.0)],
+        };
+        // 9's passage (7 to 11), 4 alone, and one character less than 5
+        // takes alone.
+        let passage = alone(7) + (8..12).map(|i| alone(i) - 19).sum::<usize>();
+        let options = Options {
+            max_chars: passage + alone(4) + alone(5) - 1,
+            min_score: 0.0,
+            recency_weight: 0.0,
+            neighbours: 2,
+            ..Options::default()
+        };
+        let places = |r: &Recall| {
+            let mut p: Vec<usize> = r.units.iter().map(|u| u.place).collect();
+            p.sort_unstable();
+            p
+        };
+        let all = choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
+        let first = choose_first(&corpus, &hits, &terms, &[], None, &options, 2).unwrap();
+        assert_eq!(places(&first), places(&all));
     }
 
     /// A walk that runs out because the rest is under the floor, or at

@@ -390,8 +390,10 @@ pub fn continues(before: &Unit, unit: &Unit) -> bool {
 /// break: a message after `before` (the unit stored just before it, if
 /// recalled too) as its passage goes on, or with a stamp line of its own
 /// ([`crate::memory::transcript::format_in_passage`]); a summary as its
-/// own line. Never more than [`unit_chars`]: a stamp line takes what the
-/// stamp in front of a transcript line does.
+/// own line. A message with a stamp line of its own takes what
+/// [`unit_chars`] counts (a stamp line takes what the stamp in front of
+/// a transcript line does), but for a named sender's, whose line starts
+/// with the role's label too.
 pub fn passage_chars(before: Option<&Unit>, unit: &Unit) -> usize {
     match &unit.item {
         Item::Message(m) => {

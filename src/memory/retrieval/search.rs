@@ -373,8 +373,11 @@ mod tests {
         };
         let every = super::every_hit();
         let ranked = super::super::rank(&tokenizer, &merged, &terms, &[], None, &every);
-        let mut hits: Vec<Hit> = Vec::new();
+        // With the place in the merged corpus (owner, then place) and the
+        // score before the recency prior: the last of the order's ties.
+        let mut hits: Vec<(Hit, f64, usize)> = Vec::new();
         for recalled in ranked.units {
+            let (before_recency, place) = (recalled.score, recalled.place);
             let unit = recalled.unit;
             let origin = &origins[recalled.place];
             let owner = &owners[origin.owner];
@@ -386,17 +389,23 @@ mod tests {
             if score < options.min_score || !keep(owner, &unit) || !own {
                 continue;
             }
-            hits.push(Hit {
+            let hit = Hit {
                 owner: owner.clone(),
                 unit,
                 score,
-            });
+            };
+            hits.push((hit, before_recency, place));
         }
-        hits.sort_by(|a, b| {
+        let is_note = |h: &Hit| matches!(h.unit.item, Item::Note { .. });
+        hits.sort_by(|(a, a_before, a_place), (b, b_before, b_place)| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| b.unit.item.ts().cmp(&a.unit.item.ts()))
+                .then_with(|| is_note(a).cmp(&is_note(b)))
+                .then_with(|| b_before.total_cmp(a_before))
+                .then_with(|| b_place.cmp(a_place))
         });
+        let mut hits: Vec<Hit> = hits.into_iter().map(|(hit, _, _)| hit).collect();
         let more = limit.map_or(0, |limit| hits.len().saturating_sub(limit));
         if let Some(limit) = limit {
             hits.truncate(limit);
