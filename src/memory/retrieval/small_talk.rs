@@ -13,9 +13,10 @@
 //! "tomorrow", 내일) counts only inside a phrase: "I had a bad dream",
 //! "my back", "in the morning", "내일 저녁" are looked for as ever. A
 //! message that asks (a "?", or a first word that asks: "what did we
-//! talk about") is small talk only with a greeting among its small talk
-//! ("how are you?", "hey! how's it going lol", "おはよう！元気？"):
-//! "which one?" or "真的嗎？" follows up what came before it.
+//! talk about") is small talk only as greetings among small talk, each
+//! greeting a sentence of its own ("how are you?", "hey! how's it going
+//! lol", "おはよう！元気？"): "which one?", "how are you so sure?" or
+//! "真的嗎？" follows up what came before it.
 
 use super::tokenize;
 
@@ -31,73 +32,98 @@ pub fn is_small_talk(text: &str) -> bool {
         return false;
     }
     let normal = tokenize::folded(text);
-    let words: Vec<String> = pieces(&normal)
-        .map(|p| p.replace('\u{2019}', "'"))
-        .collect();
+    let words = words_of(&normal);
     if GREETINGS.binary_search(&words.join(" ").as_str()).is_ok() {
         return true;
     }
-    let asks = normal.contains('?')
+    if !asks(&normal, &words) {
+        // (Only emoji or punctuation: nothing to look for either.)
+        return splits_into_small_talk(&words);
+    }
+    // It asks: small talk only as greetings among small talk, each
+    // greeting a sentence of its own ("hey! how are you doing?"), so
+    // "how are you so sure?" and "how are you? and her?" still ask.
+    sentences(&normal).all(|sentence| {
+        let words = words_of(sentence);
+        is_greeting(&words) || (!asks(sentence, &words) && splits_into_small_talk(&words))
+    })
+}
+
+/// The words of `normal` as the check sees them.
+fn words_of(normal: &str) -> Vec<String> {
+    pieces(normal).map(|p| p.replace('\u{2019}', "'")).collect()
+}
+
+/// Whether `text` (of `words`) asks: a "?", or a first word that asks.
+fn asks(text: &str, words: &[String]) -> bool {
+    text.contains('?')
         || words
             .first()
-            .is_some_and(|w| ASKING.binary_search(&w.as_str()).is_ok());
-    // (Only emoji or punctuation: nothing to look for either.)
-    match splits_into_small_talk(&words) {
-        Split::No => false,
-        Split::Talk => !asks,
-        Split::Greeting => true,
-    }
+            .is_some_and(|w| ASKING.binary_search(&w.as_str()).is_ok())
 }
 
-/// How a message's words split into small talk, if they do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Split {
-    No,
-    /// Into words and phrases of small talk.
-    Talk,
-    /// So, with a greeting among them ("hey! how are you doing?", "how's
-    /// it going lol", "おはよう！元気？"): small talk even though it asks.
-    Greeting,
+/// `normal` cut after each run of punctuation (or emoji): its sentences,
+/// each with the "?" that ends it.
+fn sentences(normal: &str) -> impl Iterator<Item = &str> {
+    let is_word =
+        |c: char| c.is_alphanumeric() || c.is_whitespace() || c == '\'' || c == '\u{2019}';
+    let mut rest = normal;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let words_end = rest.find(|c: char| !is_word(c)).unwrap_or(rest.len());
+        let end = rest[words_end..]
+            .find(is_word)
+            .map_or(rest.len(), |k| words_end + k);
+        let (sentence, after) = rest.split_at(end);
+        rest = after;
+        Some(sentence)
+    })
 }
 
-/// How `words` split wholly into words and phrases of small talk, and
-/// greetings of several words (or a CJK run that is one: "元気"). A
-/// greeting of one English word ("morning", "night") counts only as the
-/// whole message: "in the morning" and "that night" say when.
-fn splits_into_small_talk(words: &[String]) -> Split {
-    let mut reachable = vec![Split::No; words.len() + 1];
-    reachable[0] = Split::Talk;
+/// A greeting (of [`GREETINGS`]) with at most a hello before it and
+/// laughter after it: "hey how's it going lol", "안녕 잘 지내".
+fn is_greeting(words: &[String]) -> bool {
+    let start = words
+        .iter()
+        .position(|w| !OPENERS.contains(&w.as_str()))
+        .unwrap_or(words.len());
+    let end = words
+        .iter()
+        .rposition(|w| !is_laughter(w))
+        .map_or(start, |k| (k + 1).max(start));
+    start < end
+        && GREETINGS
+            .binary_search(&words[start..end].join(" ").as_str())
+            .is_ok()
+}
+
+/// What may stand before a greeting in its sentence.
+const OPENERS: &[&str] = &[
+    "hey", "heya", "hi", "hiya", "hello", "oh", "ok", "okay", "yo", "안녕",
+];
+
+/// Whether `words` split wholly into words and phrases of small talk.
+fn splits_into_small_talk(words: &[String]) -> bool {
+    let mut reachable = vec![false; words.len() + 1];
+    reachable[0] = true;
     for i in 0..words.len() {
-        let here = reachable[i];
-        if here == Split::No {
+        if !reachable[i] {
             continue;
         }
-        let mut reach = |to: usize, how: Split| reachable[to] = reachable[to].max(how);
         if word_is_small_talk(&words[i]) {
-            reach(i + 1, here);
+            reachable[i + 1] = true;
         }
-        if words[i].chars().next().is_some_and(tokenize::is_cjk)
-            && GREETINGS.binary_search(&words[i].as_str()).is_ok()
-        {
-            reach(i + 1, Split::Greeting);
-        }
-        let matches = |phrase: &str| {
+        for phrase in PHRASES {
             let n = phrase.split(' ').count();
-            (words.len() - i >= n
+            if words.len() - i >= n
                 && phrase
                     .split(' ')
-                    .eq(words[i..i + n].iter().map(String::as_str)))
-            .then_some(n)
-        };
-        for n in PHRASES.iter().filter_map(|p| matches(p)) {
-            reach(i + n, here);
-        }
-        for n in GREETINGS
-            .iter()
-            .filter_map(|p| matches(p))
-            .filter(|&n| n > 1)
-        {
-            reach(i + n, Split::Greeting);
+                    .eq(words[i..i + n].iter().map(String::as_str))
+            {
+                reachable[i + n] = true;
+            }
         }
     }
     reachable[words.len()]
@@ -789,6 +815,15 @@ mod tests {
             assert!(is_small_talk(talk), "{talk:?} is small talk");
         }
         for said in [
+            // Follow-ups beside a greeting, or a greeting that goes on.
+            "hey how's it going? is he ok?",
+            "how are you doing? and her?",
+            "how are you? what about them?",
+            "how are you so sure?",
+            "how are you doing that?",
+            "are you ok with it?",
+            "what's up? where is it?",
+            "hi, how are you? how much?",
             "how are you doing with the move?",
             "how's it going with Biscuit?",
             "hi, how are you and your sister?",
