@@ -1095,17 +1095,23 @@ mod tests {
 
     /// Messages of one person, ten minutes apart, in the log.
     fn user_corpus(texts: &[String]) -> super::super::Corpus {
+        user_corpus_at(texts, |i| {
+            chrono::Utc
+                .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
+                .unwrap()
+        })
+    }
+
+    /// Messages of one person in the log, the `i`th sent at `at(i)`.
+    fn user_corpus_at(
+        texts: &[String],
+        at: impl Fn(usize) -> chrono::DateTime<chrono::Utc>,
+    ) -> super::super::Corpus {
         let units: Vec<Unit> = texts
             .iter()
             .enumerate()
             .map(|(i, text)| Unit {
-                item: Item::Message(Message::new(
-                    Role::User,
-                    text.clone(),
-                    chrono::Utc
-                        .timestamp_opt(1_700_000_000 + i as i64 * 600, 0)
-                        .unwrap(),
-                )),
+                item: Item::Message(Message::new(Role::User, text.clone(), at(i))),
                 source: super::super::Source::Log,
             })
             .collect();
@@ -1347,6 +1353,13 @@ mod tests {
         assert_eq!(places, (0..7).collect::<Vec<_>>());
     }
 
+    /// The places of the units `r` took, in place order.
+    fn sorted_places(r: &Recall) -> Vec<usize> {
+        let mut p: Vec<usize> = r.units.iter().map(|u| u.place).collect();
+        p.sort_unstable();
+        p
+    }
+
     /// A small xorshift: the random corpora below are the same every run.
     struct Xorshift(u64);
 
@@ -1450,15 +1463,14 @@ mod tests {
                 written(&all.units) <= options.max_chars,
                 "round {round}: {options:?}"
             );
-            let places = |r: &Recall| {
-                let mut p: Vec<usize> = r.units.iter().map(|u| u.place).collect();
-                p.sort_unstable();
-                p
-            };
             for first in [1, 2, 5, 64] {
                 let some =
                     choose_first(&corpus, &hits, &terms, &[], None, &options, first).unwrap();
-                assert_eq!(places(&some), places(&all), "round {round}, first {first}");
+                assert_eq!(
+                    sorted_places(&some),
+                    sorted_places(&all),
+                    "round {round}, first {first}"
+                );
             }
         }
     }
@@ -1484,24 +1496,11 @@ mod tests {
             "filler eleven".into(),
         ];
         // A minute apart, all of one day.
-        let units: Vec<Unit> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, text)| Unit {
-                item: Item::Message(Message::new(
-                    Role::User,
-                    text.clone(),
-                    chrono::Utc
-                        .with_ymd_and_hms(2026, 3, 1, 10, i as u32, 0)
-                        .unwrap(),
-                )),
-                source: super::super::Source::Log,
-            })
-            .collect();
-        let corpus = super::super::Corpus {
-            messages: units.len(),
-            units,
-        };
+        let corpus = user_corpus_at(&texts, |i| {
+            chrono::Utc
+                .with_ymd_and_hms(2026, 3, 1, 10, i as u32, 0)
+                .unwrap()
+        });
         let u = &corpus.units;
         let alone = |i: usize| unit_chars(&u[i]);
         let (terms, _) = counted(&corpus, "zebra");
@@ -1523,14 +1522,9 @@ mod tests {
             neighbours: 2,
             ..Options::default()
         };
-        let places = |r: &Recall| {
-            let mut p: Vec<usize> = r.units.iter().map(|u| u.place).collect();
-            p.sort_unstable();
-            p
-        };
         let all = choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
         let first = choose_first(&corpus, &hits, &terms, &[], None, &options, 2).unwrap();
-        assert_eq!(places(&first), places(&all));
+        assert_eq!(sorted_places(&first), sorted_places(&all));
     }
 
     /// A walk that runs out because the rest is under the floor, or at
