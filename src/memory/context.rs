@@ -31,7 +31,7 @@ use serde::Serialize;
 use crate::layout::{MemoryKey, UserId};
 use crate::memory::message::Message;
 use crate::memory::retrieval::{self, Recalled};
-use crate::memory::transcript::{format_in_passage, format_message, format_stamp, split_lines};
+use crate::memory::transcript::{format_message, split_lines};
 use crate::memory::{owners, stm};
 use crate::state::State;
 
@@ -378,7 +378,8 @@ fn render_recalled(recalled: &[Recalled], room: usize, out: &mut Rendered) -> Op
         out.recall_dropped.push(i);
     }
     for (r, line) in recalled.iter().zip(&lines) {
-        let chars = r.unit.item.transcript_line().chars().count();
+        // Its size as a passage of its own.
+        let chars = retrieval::passage_text(None, &r.unit).chars().count();
         out.parts.push(PartReport {
             kind: "recalled",
             chars,
@@ -395,9 +396,9 @@ fn render_recalled(recalled: &[Recalled], room: usize, out: &mut Rendered) -> Op
     (!kept.is_empty()).then(|| format!("{RECALLED_HEADER}\n{}", kept.join("\n")))
 }
 
-/// What each recalled unit that is kept reads as: a message under the
-/// stamp of its passage, after a stamp line of its own where it starts
-/// one; a summary as its own line.
+/// What each recalled unit that is kept reads as
+/// ([`retrieval::passage_text`]): after the kept unit before it, if that
+/// is the one stored just before it.
 fn passage_lines(recalled: &[Recalled], keep: &[bool]) -> Vec<Option<String>> {
     let mut before: Option<&Recalled> = None;
     recalled
@@ -407,16 +408,9 @@ fn passage_lines(recalled: &[Recalled], keep: &[bool]) -> Vec<Option<String>> {
             if !keep {
                 return None;
             }
-            let goes_on = before
-                .is_some_and(|b| b.place + 1 == r.place && retrieval::continues(&b.unit, &r.unit));
+            let previous = before.filter(|b| b.place + 1 == r.place).map(|b| &b.unit);
             before = Some(r);
-            Some(match &r.unit.item {
-                retrieval::Item::Message(m) if goes_on => format_in_passage(m),
-                retrieval::Item::Message(m) => {
-                    format!("{}\n{}", format_stamp(m.ts), format_in_passage(m))
-                }
-                retrieval::Item::Note { .. } => r.unit.item.transcript_line(),
-            })
+            Some(retrieval::passage_text(previous, &r.unit))
         })
         .collect()
 }

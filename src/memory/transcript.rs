@@ -12,13 +12,13 @@ use crate::memory::message::Message;
 /// `[YYYY-MM-DD HH:MM] Role: text`, continuation lines indented. In a
 /// group conversation a user line names its sender: `Alice (U123): text`.
 pub fn format_message(message: &Message) -> String {
-    let stamp = message.ts.format("%Y-%m-%d %H:%M");
+    let stamp = format_stamp(message.ts);
     let speaker = speaker(message);
-    with_continuations(format!("[{stamp}] {speaker}: "), &message.text)
+    with_continuations(format!("{stamp} {speaker}: "), &message.text)
 }
 
-/// The line a passage of recalled messages starts with: the first
-/// one's `[YYYY-MM-DD HH:MM]`.
+/// `[YYYY-MM-DD HH:MM]`: what a transcript line starts with, and the
+/// line a passage of recalled messages starts with (its first one's).
 pub fn format_stamp(ts: DateTime<Utc>) -> String {
     format!("[{}]", ts.format("%Y-%m-%d %H:%M"))
 }

@@ -386,32 +386,27 @@ pub fn continues(before: &Unit, unit: &Unit) -> bool {
     }
 }
 
-/// The characters `unit` takes in the recalled section, with its line
-/// break: a message after `before` (the unit stored just before it, if
-/// recalled too) as its passage goes on, or with a stamp line of its own
-/// ([`crate::memory::transcript::format_in_passage`]); a summary as its
-/// own line. A message with a stamp line of its own takes what
-/// [`unit_chars`] counts (a stamp line takes what the stamp in front of
-/// a transcript line does), but for a named sender's, whose line starts
-/// with the role's label too.
-pub fn passage_chars(before: Option<&Unit>, unit: &Unit) -> usize {
+/// What `unit` reads as in the recalled section: a message after
+/// `before` (the unit stored just before it, if recalled too) as its
+/// passage goes on (`Role: text`,
+/// [`crate::memory::transcript::format_in_passage`]), or after a stamp
+/// line of its own; a summary as its own line. The one rule the walk
+/// counts by ([`passage_chars`]) and the context writes by.
+pub fn passage_text(before: Option<&Unit>, unit: &Unit) -> String {
+    use crate::memory::transcript::{format_in_passage, format_stamp};
     match &unit.item {
-        Item::Message(m) => {
-            let line = crate::memory::transcript::format_in_passage(m)
-                .chars()
-                .count()
-                + 1;
-            if before.is_some_and(|b| continues(b, unit)) {
-                line
-            } else {
-                line + crate::memory::transcript::format_stamp(m.ts)
-                    .chars()
-                    .count()
-                    + 1
-            }
-        }
-        Item::Note { .. } => unit_chars(unit),
+        Item::Message(m) if before.is_some_and(|b| continues(b, unit)) => format_in_passage(m),
+        Item::Message(m) => format!("{}\n{}", format_stamp(m.ts), format_in_passage(m)),
+        Item::Note { .. } => unit.item.transcript_line(),
     }
+}
+
+/// The characters [`passage_text`] takes, with its line break. A message
+/// with a stamp line of its own takes what [`unit_chars`] counts (a stamp
+/// line takes what the stamp in front of a transcript line does), but
+/// for a named sender's, whose line starts with the role's label too.
+pub fn passage_chars(before: Option<&Unit>, unit: &Unit) -> usize {
+    passage_text(before, unit).chars().count() + 1
 }
 
 /// Rank `corpus` for `terms` and take what the budget allows.
