@@ -103,13 +103,17 @@ def run(binary, state, args, env=None, stdin=None):
 INDEX = False  # --index: the archives indexed (`session reindex`) after the compaction
 
 
+def write_config(state, config):
+    os.makedirs(os.path.join(state, "sessions"), exist_ok=True)
+    with open(os.path.join(state, "sessions", "config.json"), "w") as f:
+        json.dump(config, f)
+
+
 def build_state(binary, turns, config):
     state = tempfile.mkdtemp(prefix="recall-bench-")
     run(binary, state, ["init"])
     if config:
-        os.makedirs(os.path.join(state, "sessions"), exist_ok=True)
-        with open(os.path.join(state, "sessions", "config.json"), "w") as f:
-            json.dump(config, f)
+        write_config(state, config)
     path = os.path.join(state, "import.jsonl")
     with open(path, "w") as f:
         for t in turns:
@@ -167,8 +171,8 @@ def line_chars(t):
     return len(t["text"]) + 27
 
 
-def evaluate(binary, name, turns, questions, budget, window, verbose, config):
-    state = build_state(binary, turns, config)
+def evaluate(binary, name, turns, questions, budget, window, verbose, config, state=None):
+    state = state or build_state(binary, turns, config)
     baseline = PlainBM25(turns)
     recent = {t["msgId"] for t in turns[-window:]}
     rows = []
@@ -266,6 +270,8 @@ def main():
     p.add_argument("--window", type=int, default=10, help="stm.contextWindow")
     p.add_argument("-v", "--verbose", action="store_true", help="list the misses on stderr")
     p.add_argument("--config", help="JSON merged into the state dir's config.json (e.g. recall keys)")
+    p.add_argument("--budgets", help="comma-separated recall.maxChars values: one row each (the baseline "
+                   "given the same), every conversation imported once")
     p.add_argument("--index", action="store_true",
                    help="index the archives (session reindex) after the compaction: recall through the index")
     a = p.parse_args()
@@ -277,6 +283,9 @@ def main():
             evaluate_followups(a.bin, json.load(fh), a.verbose, config)
         if not a.locomo and not a.fixture:
             return
+    if a.budgets:
+        sweep(a, config, [int(b) for b in a.budgets.split(",")])
+        return
     rows = []
     if a.locomo:
         only = set(a.only.split(",")) if a.only else None
@@ -301,6 +310,38 @@ def main():
         report(f"category {cat} ({name})", [r for r in rows if r["cat"] == cat and r["conv"] in DEV | HELD_OUT])
     for conv in sorted({r["conv"] for r in rows}):
         report(f"conversation {conv}", [r for r in rows if r["conv"] == conv])
+
+
+def sweep(a, config, budgets):
+    """One row per recall.maxChars: each conversation imported and
+    compacted once, its config rewritten for each budget."""
+    if not a.locomo:
+        sys.exit("--budgets needs LoCoMo's folder")
+    only = set(a.only.split(",")) if a.only else None
+    rows = {b: [] for b in budgets}
+    for f in sorted(os.listdir(a.locomo)):
+        conv = f.removesuffix(".json")
+        if not f.endswith(".json") or (only and conv not in only):
+            continue
+        with open(os.path.join(a.locomo, f)) as fh:
+            turns, questions = locomo_turns(conv, json.load(fh))
+        state = build_state(a.bin, turns, config)
+        for b in budgets:
+            merged = dict(config or {})
+            merged["recall"] = dict(merged.get("recall") or {}, maxChars=b)
+            write_config(state, merged)
+            rows[b] += evaluate(a.bin, conv, turns, questions, b, a.window, False, config, state)
+    print("| recall.maxChars | all | dev (26, 30, 41, 42, 43) | held out (44, 47, 48, 49, 50) "
+          "| plain BM25 baseline (all) | mean recalled bytes |")
+    print("|---|---|---|---|---|---|")
+    for b in budgets:
+        r = rows[b]
+        dev = [x for x in r if x["conv"] in DEV]
+        held = [x for x in r if x["conv"] in HELD_OUT]
+        share = lambda part, key: f"{pct(part, key):.1f}%" if part else "–"  # noqa: E731
+        mean = sum(x["bytes"] for x in r) / len(r) if r else 0
+        print(f"| {b} | {share(r, 'any')} | {share(dev, 'any')} | {share(held, 'any')} "
+              f"| {share(r, 'base')} | {mean:.0f} |")
 
 
 if __name__ == "__main__":
