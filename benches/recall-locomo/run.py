@@ -284,7 +284,9 @@ def main():
         if not a.locomo and not a.fixture:
             return
     if a.budgets:
-        sweep(a, config, [int(b) for b in a.budgets.split(",")])
+        if a.fixture or a.followups:
+            sys.exit("--budgets sweeps LoCoMo only: run --fixture and --followups without it")
+        sweep(a, config, [int(b) for b in a.budgets.split(",") if b.strip()])
         return
     rows = []
     if a.locomo:
@@ -330,10 +332,13 @@ def sweep(a, config, budgets):
             merged = dict(config or {})
             merged["recall"] = dict(merged.get("recall") or {}, maxChars=b)
             write_config(state, merged)
-            rows[b] += evaluate(a.bin, conv, turns, questions, b, a.window, False, config, state)
+            rows[b] += evaluate(a.bin, conv, turns, questions, b, a.window, a.verbose, config, state)
     print("| recall.maxChars | all | dev (26, 30, 41, 42, 43) | held out (44, 47, 48, 49, 50) "
           "| plain BM25 baseline (all) | mean recalled bytes |")
     print("|---|---|---|---|---|---|")
+    first = rows[budgets[0]] if budgets else []
+    print(f"| questions | {len(first)} | {sum(x['conv'] in DEV for x in first)} "
+          f"| {sum(x['conv'] in HELD_OUT for x in first)} | | |")
     for b in budgets:
         r = rows[b]
         dev = [x for x in r if x["conv"] in DEV]
