@@ -289,15 +289,8 @@ def main():
         sweep(a, config, [int(b) for b in a.budgets.split(",") if b.strip()])
         return
     rows = []
-    if a.locomo:
-        only = set(a.only.split(",")) if a.only else None
-        for f in sorted(os.listdir(a.locomo)):
-            conv = f.removesuffix(".json")
-            if not f.endswith(".json") or (only and conv not in only):
-                continue
-            with open(os.path.join(a.locomo, f)) as fh:
-                turns, questions = locomo_turns(conv, json.load(fh))
-            rows += evaluate(a.bin, conv, turns, questions, a.budget, a.window, a.verbose, config)
+    for conv, turns, questions in conversations(a):
+        rows += evaluate(a.bin, conv, turns, questions, a.budget, a.window, a.verbose, config)
     for path in a.fixture:
         with open(path) as fh:
             data = json.load(fh)
@@ -314,19 +307,27 @@ def main():
         report(f"conversation {conv}", [r for r in rows if r["conv"] == conv])
 
 
-def sweep(a, config, budgets):
-    """One row per recall.maxChars: each conversation imported and
-    compacted once, its config rewritten for each budget."""
+def conversations(a):
+    """Each LoCoMo conversation of the folder (those of --only): its id,
+    turns and questions."""
     if not a.locomo:
-        sys.exit("--budgets needs LoCoMo's folder")
+        return
     only = set(a.only.split(",")) if a.only else None
-    rows = {b: [] for b in budgets}
     for f in sorted(os.listdir(a.locomo)):
         conv = f.removesuffix(".json")
         if not f.endswith(".json") or (only and conv not in only):
             continue
         with open(os.path.join(a.locomo, f)) as fh:
-            turns, questions = locomo_turns(conv, json.load(fh))
+            yield (conv, *locomo_turns(conv, json.load(fh)))
+
+
+def sweep(a, config, budgets):
+    """One row per recall.maxChars: each conversation imported and
+    compacted once, its config rewritten for each budget."""
+    if not a.locomo:
+        sys.exit("--budgets needs LoCoMo's folder")
+    rows = {b: [] for b in budgets}
+    for conv, turns, questions in conversations(a):
         state = build_state(a.bin, turns, config)
         for b in budgets:
             merged = dict(config or {})
