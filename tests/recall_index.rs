@@ -118,7 +118,6 @@ fn index(env: &TestEnv) -> Value {
         .json()
 }
 
-/// Everything but how the days were read.
 /// Whether `out` (`context --json`) recalled the message `msg_id` from
 /// `source` (`log`, `archive YYYY-MM-DD`).
 fn recalled_from(out: &Value, msg_id: &str, source: &str) -> bool {
@@ -129,6 +128,7 @@ fn recalled_from(out: &Value, msg_id: &str, source: &str) -> bool {
         .any(|r| r["msgId"] == msg_id && r["source"] == source)
 }
 
+/// Everything but how the days were read.
 fn found(out: &Value) -> (Value, Value, Value) {
     let recall = &out["explain"]["recall"];
     (
