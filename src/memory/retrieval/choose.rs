@@ -1422,19 +1422,6 @@ mod tests {
         super::super::Corpus { units, messages }
     }
 
-    /// The characters the context writes for `recalled` (its section
-    /// without the header line).
-    fn written(recalled: &[Recalled]) -> usize {
-        let parts = crate::memory::context::Parts {
-            recalled: recalled.to_vec(),
-            ..Default::default()
-        };
-        let text = crate::memory::context::render(&parts, usize::MAX).text;
-        text.chars()
-            .count()
-            .saturating_sub("[Earlier messages that may be relevant]".len())
-    }
-
     /// On random memories (equal times, summaries inside a day's run,
     /// short turns that join passages, 0 to 3 neighbours): what the
     /// context writes is within `recall.maxChars`, and the walk given the
@@ -1460,7 +1447,7 @@ mod tests {
             let all =
                 choose_first(&corpus, &hits, &terms, &[], None, &options, usize::MAX).unwrap();
             assert!(
-                written(&all.units) <= options.max_chars,
+                super::super::tests::written(&all.units) <= options.max_chars,
                 "round {round}: {options:?}"
             );
             for first in [1, 2, 5, 64] {
@@ -1514,7 +1501,10 @@ mod tests {
         };
         // 9's passage (7 to 11), 4 alone, and one character less than 5
         // takes alone.
-        let passage = alone(7) + (8..12).map(|i| alone(i) - 19).sum::<usize>();
+        let passage = alone(7)
+            + (8..12)
+                .map(|i| passage_chars(Some(&u[i - 1]), &u[i]))
+                .sum::<usize>();
         let options = Options {
             max_chars: passage + alone(4) + alone(5) - 1,
             min_score: 0.0,

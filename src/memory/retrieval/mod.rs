@@ -796,17 +796,17 @@ mod tests {
         }
     }
 
-    /// The characters `recalled` (in time order) take as the context
-    /// writes them: passages under one stamp ([`passage_chars`]).
-    fn recalled_chars(recalled: &[Recalled]) -> usize {
-        let mut before: Option<&Recalled> = None;
-        let mut used = 0;
-        for r in recalled {
-            let previous = before.filter(|b| b.place + 1 == r.place).map(|b| &b.unit);
-            used += passage_chars(previous, &r.unit);
-            before = Some(r);
-        }
-        used
+    /// The characters the context writes for `recalled` (its section
+    /// without the header line): what `recall.maxChars` bounds.
+    pub(super) fn written(recalled: &[Recalled]) -> usize {
+        let parts = crate::memory::context::Parts {
+            recalled: recalled.to_vec(),
+            ..Default::default()
+        };
+        let text = crate::memory::context::render(&parts, usize::MAX).text;
+        text.chars()
+            .count()
+            .saturating_sub("[Earlier messages that may be relevant]".len())
     }
 
     #[test]
@@ -830,7 +830,7 @@ mod tests {
             ..Options::default()
         };
         let got = run(&corpus, "roses garden", &[], &options);
-        let used = recalled_chars(&got.units);
+        let used = written(&got.units);
         assert!(!got.units.is_empty());
         assert!(used <= 500, "{used}");
         // Passages of several turns spend one stamp: more is taken than
